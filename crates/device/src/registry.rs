@@ -1,0 +1,266 @@
+//! `DeviceRegistry`: the one place that lists devices across backends and resolves a
+//! tool's `device` id to a `Device`.
+//!
+//! Backends register a [`DeviceBackend`]. Listing asks every backend; resolving an id
+//! uses a cache first, so a tool call on a known device costs no discovery round trip.
+//! Listing refreshes the cache and drops devices that went away.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
+use async_trait::async_trait;
+
+use crate::device::Device;
+use crate::error::{DeviceError, Result};
+use crate::types::DeviceInfo;
+
+/// What one backend found.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Discovery {
+    pub devices: Vec<DeviceInfo>,
+    /// Sentences about what was looked for and what failed, for the model and the user
+    /// (e.g. "no adb server answered at 127.0.0.1:5037 and no adb binary was found").
+    pub notes: Vec<String>,
+}
+
+/// A source of devices: the adb servers, the simulators, a virtual phone.
+#[async_trait]
+pub trait DeviceBackend: Send + Sync + 'static {
+    /// Short name for logs and notes (`android`, `ios-simulator`).
+    fn name(&self) -> &str;
+    /// Lists the devices this backend sees, including unusable ones with a hint.
+    async fn discover(&self) -> Discovery;
+    /// Opens a device from a listing entry of this backend.
+    async fn open(&self, info: &DeviceInfo) -> Result<Arc<dyn Device>>;
+}
+
+/// Everything every backend sees, plus what was looked for.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Listing {
+    pub devices: Vec<DeviceInfo>,
+    pub notes: Vec<String>,
+}
+
+struct Entry {
+    backend: usize,
+    device: Option<Arc<dyn Device>>,
+}
+
+/// Lists and resolves devices across backends.
+#[derive(Default)]
+pub struct DeviceRegistry {
+    backends: Vec<Arc<dyn DeviceBackend>>,
+    cache: Mutex<HashMap<String, Entry>>,
+}
+
+impl DeviceRegistry {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    pub fn register(&mut self, backend: Arc<dyn DeviceBackend>) {
+        self.backends.push(backend);
+    }
+
+    pub fn backend_names(&self) -> Vec<&str> {
+        self.backends.iter().map(|b| b.name()).collect()
+    }
+
+    /// Asks every backend, in parallel, and refreshes the cache.
+    pub async fn list(&self) -> Listing {
+        let found = futures_join_all(self.backends.iter().map(|b| b.discover())).await;
+        let mut listing = Listing::default();
+        if self.backends.is_empty() {
+            listing
+                .notes
+                .push("no device backend is enabled in this server".to_string());
+        }
+        let mut cache = self.cache.lock().unwrap_or_else(|p| p.into_inner());
+        let mut seen = HashMap::new();
+        for (i, d) in found.into_iter().enumerate() {
+            for info in &d.devices {
+                seen.insert(info.id.clone(), (i, info.state.is_usable()));
+            }
+            listing.devices.extend(d.devices);
+            listing.notes.extend(d.notes);
+        }
+        cache.retain(|id, e| matches!(seen.get(id), Some((b, true)) if *b == e.backend));
+        for (id, (backend, _)) in seen {
+            cache.entry(id).or_insert(Entry {
+                backend,
+                device: None,
+            });
+        }
+        listing
+    }
+
+    /// Resolves a tool's `device` argument.
+    pub async fn resolve(&self, id: &str) -> Result<Arc<dyn Device>> {
+        if let Some(d) = self.cached(id) {
+            return Ok(d);
+        }
+        let listing = self.list().await;
+        let Some(info) = listing.devices.iter().find(|d| d.id == id) else {
+            let known: Vec<&str> = listing.devices.iter().map(|d| d.id.as_str()).collect();
+            let hint = if known.is_empty() {
+                "No devices are connected. Call mobile_list_available_devices to see what was looked for".to_string()
+            } else {
+                format!(
+                    "Known devices: {}. Call mobile_list_available_devices to see them all",
+                    known.join(", ")
+                )
+            };
+            return Err(DeviceError::NotFound {
+                what: format!("Device \"{id}\""),
+                hint: Some(hint),
+            });
+        };
+        if !info.state.is_usable() {
+            return Err(DeviceError::Backend {
+                message: format!("Device \"{id}\" is {}", info.state),
+                hint: info.hint.clone(),
+            });
+        }
+        let backend = {
+            let cache = self.cache.lock().unwrap_or_else(|p| p.into_inner());
+            cache.get(id).map(|e| e.backend)
+        };
+        let Some(backend) = backend else {
+            return Err(DeviceError::backend(format!(
+                "Device \"{id}\" disappeared while it was being opened; try again"
+            )));
+        };
+        let device = self.backends[backend].open(info).await?;
+        let mut cache = self.cache.lock().unwrap_or_else(|p| p.into_inner());
+        cache.insert(
+            id.to_string(),
+            Entry {
+                backend,
+                device: Some(device.clone()),
+            },
+        );
+        Ok(device)
+    }
+
+    /// Forgets a device, so the next call on it rediscovers it (after a transport error).
+    pub fn forget(&self, id: &str) {
+        let mut cache = self.cache.lock().unwrap_or_else(|p| p.into_inner());
+        cache.remove(id);
+    }
+
+    fn cached(&self, id: &str) -> Option<Arc<dyn Device>> {
+        let cache = self.cache.lock().unwrap_or_else(|p| p.into_inner());
+        cache.get(id).and_then(|e| e.device.clone())
+    }
+}
+
+/// Runs the futures concurrently and returns their outputs in order.
+async fn futures_join_all<F, T>(futs: impl Iterator<Item = F>) -> Vec<T>
+where
+    F: std::future::Future<Output = T>,
+{
+    let mut pinned: Vec<_> = futs.map(Box::pin).collect();
+    let mut out: Vec<Option<T>> = (0..pinned.len()).map(|_| None).collect();
+    std::future::poll_fn(|cx| {
+        let mut pending = false;
+        for (i, f) in pinned.iter_mut().enumerate() {
+            if out[i].is_none() {
+                match f.as_mut().poll(cx) {
+                    std::task::Poll::Ready(v) => out[i] = Some(v),
+                    std::task::Poll::Pending => pending = true,
+                }
+            }
+        }
+        if pending {
+            std::task::Poll::Pending
+        } else {
+            std::task::Poll::Ready(())
+        }
+    })
+    .await;
+    out.into_iter().map(|o| o.expect("all futures finished")).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::types::*;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    struct Phone(String);
+    #[async_trait]
+    impl Device for Phone {
+        fn id(&self) -> &str {
+            &self.0
+        }
+        fn platform(&self) -> Platform {
+            Platform::Android
+        }
+    }
+
+    struct Backend {
+        ids: Vec<(&'static str, DeviceState)>,
+        opens: AtomicUsize,
+    }
+    #[async_trait]
+    impl DeviceBackend for Backend {
+        fn name(&self) -> &str {
+            "test"
+        }
+        async fn discover(&self) -> Discovery {
+            Discovery {
+                devices: self
+                    .ids
+                    .iter()
+                    .map(|(id, st)| DeviceInfo {
+                        id: id.to_string(),
+                        name: id.to_string(),
+                        platform: Platform::Android,
+                        kind: DeviceKind::Emulator,
+                        version: None,
+                        state: st.clone(),
+                        model: None,
+                        hint: Some("run adb reconnect".into()),
+                    })
+                    .collect(),
+                notes: vec!["looked at 127.0.0.1:5037".into()],
+            }
+        }
+        async fn open(&self, info: &DeviceInfo) -> Result<Arc<dyn Device>> {
+            self.opens.fetch_add(1, Ordering::SeqCst);
+            Ok(Arc::new(Phone(info.id.clone())))
+        }
+    }
+
+    #[tokio::test]
+    async fn resolves_once_then_from_cache() {
+        let b = Arc::new(Backend {
+            ids: vec![("a", DeviceState::Online), ("b", DeviceState::Offline)],
+            opens: AtomicUsize::new(0),
+        });
+        let mut r = DeviceRegistry::new();
+        r.register(b.clone());
+        assert_eq!(r.resolve("a").await.unwrap().id(), "a");
+        assert_eq!(r.resolve("a").await.unwrap().id(), "a");
+        assert_eq!(b.opens.load(Ordering::SeqCst), 1);
+        let e = r.resolve("b").await.err().unwrap();
+        assert_eq!(
+            e.to_string(),
+            "Device \"b\" is offline. run adb reconnect"
+        );
+        let e = r.resolve("zz").await.err().unwrap().to_string();
+        assert!(e.contains("Device \"zz\" was not found"), "{e}");
+        assert!(e.contains("mobile_list_available_devices"), "{e}");
+        let l = r.list().await;
+        assert_eq!(l.devices.len(), 2);
+        assert_eq!(l.notes, vec!["looked at 127.0.0.1:5037".to_string()]);
+    }
+
+    #[tokio::test]
+    async fn no_backend_is_said() {
+        let r = DeviceRegistry::new();
+        let l = r.list().await;
+        assert!(l.devices.is_empty());
+        assert_eq!(l.notes.len(), 1);
+    }
+}
