@@ -1,0 +1,159 @@
+//! Encoding and decoding of one string: the token format and the prefix escape.
+
+use std::borrow::Cow;
+
+use aho_corasick::Input;
+
+use crate::{Filter, TOKEN_PREFIX};
+
+/// Closes a token. Hex digits never contain `_`, so the first non-hex byte after the body
+/// must be the start of this.
+const TOKEN_END: &str = "__";
+
+const HEX_DIGITS: &[u8; 16] = b"0123456789abcdef";
+
+impl Filter {
+    /// Replaces every filtered term, and every literal token prefix, by a token of its bytes.
+    ///
+    /// Returns `Cow::Borrowed` when there is nothing to replace.
+    #[must_use]
+    pub fn encode_str<'a>(&self, text: &'a str) -> Cow<'a, str> {
+        let mut matches = self.encoder.find_iter(text).peekable();
+        if matches.peek().is_none() {
+            return Cow::Borrowed(text);
+        }
+        // A token is 2n + 12 bytes for n matched bytes; a little headroom avoids regrowing in
+        // the common case of a few short terms.
+        let mut out = String::with_capacity(text.len() + text.len() / 2 + 64);
+        let mut copied = 0;
+        for m in matches {
+            // Patterns are valid UTF-8 and so is `text`, and UTF-8 is self-synchronizing, so a
+            // match always starts and ends on a char boundary: these slices cannot panic.
+            out.push_str(&text[copied..m.start()]);
+            push_token(&mut out, &text.as_bytes()[m.start()..m.end()]);
+            copied = m.end();
+        }
+        out.push_str(&text[copied..]);
+        Cow::Owned(out)
+    }
+
+    /// Replaces every valid token (prefix and hex in any ASCII case) by the text it spells.
+    ///
+    /// A prefix that does not begin a valid token is kept literally, and the search resumes one
+    /// byte after its start, so a token that begins inside it is still found. Returns
+    /// `Cow::Borrowed` when no token was decoded.
+    #[must_use]
+    pub fn decode_str<'a>(&self, text: &'a str) -> Cow<'a, str> {
+        let mut out: Option<String> = None;
+        let mut copied = 0;
+        let mut from = 0;
+        let mut bytes_buf: Vec<u8> = Vec::new();
+        while let Some(m) = self.prefix.find(Input::new(text).span(from..text.len())) {
+            match parse_token(text.as_bytes(), m.end(), &mut bytes_buf) {
+                Some((decoded, end)) => {
+                    let out = out.get_or_insert_with(|| String::with_capacity(text.len()));
+                    // `m.start()` is the start of the ASCII prefix and `end` follows the
+                    // ASCII terminator: both are char boundaries.
+                    out.push_str(&text[copied..m.start()]);
+                    out.push_str(decoded);
+                    copied = end;
+                    from = end;
+                }
+                // The prefix's first byte is `_`, so `m.start() + 1` is a char boundary.
+                None => from = m.start() + 1,
+            }
+        }
+        match out {
+            Some(mut out) => {
+                out.push_str(&text[copied..]);
+                Cow::Owned(out)
+            }
+            None => Cow::Borrowed(text),
+        }
+    }
+
+    /// Whether `text` contains a filtered term (a literal token prefix does not count).
+    #[must_use]
+    pub fn contains_term(&self, text: &str) -> bool {
+        // Leftmost-longest matches never overlap, and no term can overlap a token prefix
+        // (no term starts or ends with `_`), so skipping prefix matches loses no term.
+        self.encoder
+            .find_iter(text)
+            .any(|m| m.pattern() != self.prefix_id)
+    }
+}
+
+fn push_token(out: &mut String, bytes: &[u8]) {
+    out.push_str(TOKEN_PREFIX);
+    for &b in bytes {
+        out.push(char::from(HEX_DIGITS[usize::from(b >> 4)]));
+        out.push(char::from(HEX_DIGITS[usize::from(b & 0x0f)]));
+    }
+    out.push_str(TOKEN_END);
+}
+
+/// Parses the body and terminator of a token whose prefix ends at `body_start`. Returns the
+/// decoded text (borrowed from `buf`) and the offset just past the terminator, or `None` when the
+/// body is empty, of odd length, not followed by `__`, or not UTF-8.
+fn parse_token<'b>(
+    text: &[u8],
+    body_start: usize,
+    buf: &'b mut Vec<u8>,
+) -> Option<(&'b str, usize)> {
+    let rest = text.get(body_start..)?;
+    let hex_len = rest.iter().take_while(|b| b.is_ascii_hexdigit()).count();
+    if hex_len == 0 || hex_len % 2 != 0 || !rest[hex_len..].starts_with(TOKEN_END.as_bytes()) {
+        return None;
+    }
+    buf.clear();
+    buf.extend(
+        rest[..hex_len]
+            .chunks_exact(2)
+            .map(|pair| (hex_value(pair[0]) << 4) | hex_value(pair[1])),
+    );
+    let decoded = std::str::from_utf8(buf).ok()?;
+    Some((decoded, body_start + hex_len + TOKEN_END.len()))
+}
+
+/// The value of an ASCII hex digit; only called on bytes that passed `is_ascii_hexdigit`.
+fn hex_value(digit: u8) -> u8 {
+    match digit {
+        b'0'..=b'9' => digit - b'0',
+        b'a'..=b'f' => digit - b'a' + 10,
+        b'A'..=b'F' => digit - b'A' + 10,
+        _ => 0,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn token_spells_bytes_in_lowercase_hex() {
+        let mut out = String::new();
+        push_token(&mut out, "阿里".as_bytes());
+        assert_eq!(out, "__mcp_ref_e998bfe9878c__");
+    }
+
+    #[test]
+    fn parse_token_rejects_malformed_bodies() {
+        let mut buf = Vec::new();
+        for body in ["__", "0__", "zz__", "ff__", "7177656e_", "7177656e", ""] {
+            assert!(
+                parse_token(body.as_bytes(), 0, &mut buf).is_none(),
+                "{body:?}"
+            );
+        }
+        let (decoded, end) = parse_token(b"7177656E__tail", 0, &mut buf).expect("valid token");
+        assert_eq!((decoded, end), ("qwen", 10));
+    }
+
+    #[test]
+    fn hex_value_covers_all_digits() {
+        for (i, c) in "0123456789abcdef".bytes().enumerate() {
+            assert_eq!(usize::from(hex_value(c)), i);
+            assert_eq!(usize::from(hex_value(c.to_ascii_uppercase())), i);
+        }
+    }
+}
