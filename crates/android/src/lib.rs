@@ -1,4 +1,3 @@
 //! `mobile-android`: the Android backend of mobile-mcp.
-//!
-//! Talks to devices through the adb server's socket with `adb_client` (no `adb`
-//! process per call). (Filled in by the Android backend issue.)
+pub mod parse;
+pub mod quote;

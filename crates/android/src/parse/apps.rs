@@ -1,0 +1,108 @@
+//! Launchable apps from `cmd package query-activities -a android.intent.action.MAIN -c
+//! android.intent.category.LAUNCHER`, and the launch component from `cmd package
+//! resolve-activity --brief PKG`.
+//!
+//! Labels: the verbose listing carries `nonLocalizedLabel=` (set when the manifest
+//! gives a literal label); most apps use a string resource there (`null`), and
+//! resolving resources would cost a `dumpsys package` per app, so those apps are
+//! labelled with their package name.
+
+use mobile_device::App;
+
+/// Parses the launcher activities into apps, one per package, in listing order.
+/// Also accepts the `--brief` form (`pkg/activity` lines).
+pub fn parse_launcher_apps(text: &str) -> Vec<App> {
+    let mut apps: Vec<App> = Vec::new();
+    let push = |pkg: &str, label: Option<&str>, apps: &mut Vec<App>| {
+        if pkg.is_empty() {
+            return;
+        }
+        if let Some(a) = apps.iter_mut().find(|a| a.package_name == pkg) {
+            if let Some(l) = label
+                && a.app_name == a.package_name
+            {
+                a.app_name = l.to_string();
+            }
+            return;
+        }
+        apps.push(App {
+            package_name: pkg.to_string(),
+            app_name: label.unwrap_or(pkg).to_string(),
+        });
+    };
+    // Only the ActivityInfo block's first packageName/label pair describes the activity;
+    // nested ApplicationInfo repeats the package, which dedup absorbs.
+    let mut current: Option<String> = None;
+    for line in super::lines(text) {
+        let t = line.trim();
+        if t.starts_with("Activity #") {
+            current = None;
+        } else if let Some(pkg) = t.strip_prefix("packageName=") {
+            if current.is_none() {
+                current = Some(pkg.trim().to_string());
+                push(pkg.trim(), None, &mut apps);
+            }
+        } else if let Some(rest) = t.split_once("nonLocalizedLabel=").map(|(_, r)| r) {
+            let label = rest.split(" icon=").next().unwrap_or("").trim();
+            if let Some(pkg) = &current
+                && !label.is_empty()
+                && label != "null"
+            {
+                let pkg = pkg.clone();
+                push(&pkg, Some(label), &mut apps);
+            }
+        } else if !t.contains('=') && !t.contains(' ') {
+            if let Some((pkg, _)) = t.split_once('/') {
+                push(pkg, None, &mut apps);
+            }
+        }
+    }
+    apps
+}
+
+/// The component (`pkg/.Activity`) from `resolve-activity --brief`, or `None` when the
+/// package has no launcher activity ("No activity found").
+pub fn parse_resolve_activity(text: &str) -> Option<String> {
+    let last = super::lines(text)
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .last()?;
+    let (pkg, act) = last.split_once('/')?;
+    let ok = !pkg.is_empty()
+        && !act.is_empty()
+        && !last.contains(' ')
+        && pkg.chars().all(|c| c.is_ascii_alphanumeric() || c == '.' || c == '_');
+    ok.then(|| last.to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn launcher_apps_from_capture() {
+        let apps = parse_launcher_apps(include_str!("../../../../fixtures/android/parser-query-activities.txt"));
+        let names: Vec<_> = apps.iter().map(|a| (a.package_name.as_str(), a.app_name.as_str())).collect();
+        assert_eq!(
+            names,
+            vec![
+                ("com.android.settings", "com.android.settings"),
+                ("com.android.chrome", "com.android.chrome"),
+                ("mark.via.gp", "Via Browser"),
+            ]
+        );
+        assert!(parse_launcher_apps("").is_empty());
+        let brief = parse_launcher_apps("priority=0 preferredOrder=0\ncom.a/.Main\ncom.b/com.b.X\n");
+        assert_eq!(brief.len(), 2);
+    }
+
+    #[test]
+    fn resolve_activity() {
+        assert_eq!(
+            parse_resolve_activity(include_str!("../../../../fixtures/android/parser-resolve-activity.txt")).as_deref(),
+            Some("com.android.settings/.Settings")
+        );
+        assert_eq!(parse_resolve_activity("No activity found\n"), None);
+        assert_eq!(parse_resolve_activity(""), None);
+    }
+}

@@ -1,0 +1,120 @@
+//! `host:devices-l` (what `adb devices -l` prints): one device per line,
+//! `SERIAL  STATE  key:value…`. States the adb client library does not know (such as
+//! `no permissions (…)`) are kept, so an unusable phone is listed with a hint instead of
+//! failing the whole listing.
+
+use mobile_device::DeviceState;
+
+/// One line of the adb server's device list.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ListedDevice {
+    pub serial: String,
+    pub state: DeviceState,
+    /// The state word as adb printed it (`device`, `unauthorized`, `no permissions`…).
+    pub raw_state: String,
+    pub model: Option<String>,
+    pub product: Option<String>,
+}
+
+/// Parses the body of a `host:devices-l` reply.
+pub fn parse_devices_l(text: &str) -> Vec<ListedDevice> {
+    let mut out = Vec::new();
+    for line in super::lines(text) {
+        let line = line.trim();
+        if line.is_empty() || line.starts_with('*') || line.starts_with("List of devices") {
+            continue;
+        }
+        let mut it = line.splitn(2, char::is_whitespace);
+        let serial = it.next().unwrap_or_default().to_string();
+        let rest = it.next().unwrap_or_default().trim_start();
+        let (raw_state, tail) = if let Some(after) = rest.strip_prefix("no permissions") {
+            // "no permissions (…); see [url] usb:… transport_id:…"
+            let tail = after.find(" usb:").map(|i| &after[i..]).unwrap_or("");
+            ("no permissions".to_string(), tail)
+        } else {
+            let mut p = rest.splitn(2, char::is_whitespace);
+            (
+                p.next().unwrap_or_default().to_string(),
+                p.next().unwrap_or_default(),
+            )
+        };
+        let mut model = None;
+        let mut product = None;
+        for kv in tail.split_whitespace() {
+            if let Some(v) = kv.strip_prefix("model:") {
+                model = Some(v.replace('_', " "));
+            } else if let Some(v) = kv.strip_prefix("product:") {
+                product = Some(v.to_string());
+            }
+        }
+        let state = match raw_state.as_str() {
+            "device" => DeviceState::Online,
+            "offline" => DeviceState::Offline,
+            "unauthorized" => DeviceState::Unauthorized,
+            other => DeviceState::Other(other.to_string()),
+        };
+        if serial.is_empty() {
+            continue;
+        }
+        out.push(ListedDevice {
+            serial,
+            state,
+            raw_state,
+            model,
+            product,
+        });
+    }
+    out
+}
+
+/// What to do about a device that cannot take commands.
+pub fn state_hint(raw_state: &str) -> Option<String> {
+    let hint = match raw_state {
+        "device" => return None,
+        "unauthorized" => {
+            "Unlock the phone and accept the \"Allow USB debugging\" prompt, then list devices again"
+        }
+        "authorizing" | "connecting" => "The device is still connecting; list devices again in a few seconds",
+        "offline" => {
+            "The device does not answer: reconnect its cable (or run `adb reconnect offline`); a network device may need `adb connect HOST:PORT` again"
+        }
+        "no permissions" => {
+            "The adb server may not open this USB device: add a udev rule for it (see the Android docs on running apps on a hardware device) and replug it"
+        }
+        "bootloader" | "recovery" | "sideload" | "rescue" | "fastboot" => {
+            "The device is not running Android; reboot it into the system"
+        }
+        _ => "The device is not ready; list devices again in a few seconds",
+    };
+    Some(hint.to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const FIXTURE: &str = include_str!("../../../../fixtures/android/parser-devices-l.txt");
+
+    #[test]
+    fn parses_every_state() {
+        let d = parse_devices_l(FIXTURE);
+        assert_eq!(d.len(), 5);
+        assert_eq!(d[0].serial, "emulator-5554");
+        assert_eq!(d[0].state, DeviceState::Online);
+        assert_eq!(d[0].model.as_deref(), Some("sdk gphone64 x86 64"));
+        assert_eq!(d[1].state, DeviceState::Unauthorized);
+        assert!(state_hint(&d[1].raw_state).unwrap().contains("Allow USB debugging"));
+        assert_eq!(d[2].serial, "192.168.1.20:5555");
+        assert_eq!(d[2].state, DeviceState::Offline);
+        assert_eq!(d[3].state, DeviceState::Other("no permissions".into()));
+        assert!(state_hint("no permissions").unwrap().contains("udev"));
+        assert_eq!(d[4].model.as_deref(), Some("VirtualDevice"));
+        assert!(state_hint("device").is_none());
+    }
+
+    #[test]
+    fn empty_and_noise() {
+        assert!(parse_devices_l("").is_empty());
+        assert!(parse_devices_l("* daemon started successfully\nList of devices attached\n\n").is_empty());
+    }
+}

@@ -1,0 +1,203 @@
+//! `logcat -v threadtime` lines (`MM-DD HH:MM:SS.mmm  PID  TID L TAG: message`, or with
+//! a `YYYY-` year when `-v year` is added) and the crash buffer (`logcat -b crash -d`)
+//! grouped into crashes.
+
+use mobile_device::{Crash, LogEntry};
+
+fn level_name(l: &str) -> Option<&'static str> {
+    Some(match l {
+        "V" => "verbose",
+        "D" => "debug",
+        "I" => "info",
+        "W" => "warning",
+        "E" => "error",
+        "F" => "fatal",
+        "A" => "assert",
+        "S" => "silent",
+        _ => return None,
+    })
+}
+
+/// Parses one threadtime line; `None` for separators and continuation text.
+pub fn parse_line(line: &str) -> Option<LogEntry> {
+    let mut rest = line.trim_start();
+    let mut fields = Vec::with_capacity(5);
+    for _ in 0..5 {
+        let end = rest.find(char::is_whitespace)?;
+        fields.push(&rest[..end]);
+        rest = rest[end..].trim_start();
+    }
+    let [date, time, pid, _tid, level] = fields.as_slice() else {
+        return None;
+    };
+    if !date.contains('-') || !time.contains(':') {
+        return None;
+    }
+    let pid: u32 = pid.parse().ok()?;
+    let level = level_name(level)?;
+    let (tag, message) = match rest.find(": ") {
+        Some(i) => (&rest[..i], &rest[i + 2..]),
+        None => (rest.strip_suffix(':').unwrap_or(rest), ""),
+    };
+    Some(LogEntry {
+        timestamp: Some(format!("{date} {time}")),
+        pid: Some(pid),
+        process: None,
+        tag: Some(tag.trim().to_string()),
+        level: Some(level.to_string()),
+        subsystem: None,
+        category: None,
+        message: message.to_string(),
+    })
+}
+
+/// Parses `logcat -v threadtime` output. Lines that are not log lines (buffer
+/// separators) are skipped; a line without a header continues the previous message.
+pub fn parse_threadtime(text: &str) -> Vec<LogEntry> {
+    let mut out: Vec<LogEntry> = Vec::new();
+    for line in super::lines(text) {
+        if line.starts_with("--------- ") || line.trim().is_empty() {
+            continue;
+        }
+        match parse_line(line) {
+            Some(e) => out.push(e),
+            None => {
+                if let Some(last) = out.last_mut() {
+                    last.message.push('\n');
+                    last.message.push_str(line);
+                }
+            }
+        }
+    }
+    out
+}
+
+/// One crash found in the crash buffer, with its full text.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CrashReport {
+    pub crash: Crash,
+    pub text: String,
+}
+
+fn crash_id(pid: u32, timestamp: &str) -> String {
+    format!("{pid}-{}", timestamp.replace(' ', "T"))
+}
+
+/// Groups the crash buffer into crashes: a Java crash starts at `AndroidRuntime:
+/// FATAL EXCEPTION`, a native one at `libc: Fatal signal` or a `DEBUG` tombstone
+/// header. Ids are `PID-TIMESTAMP` of the first line, stable while the buffer holds it.
+pub fn parse_crashes(text: &str) -> Vec<CrashReport> {
+    struct Open {
+        pid: u32,
+        tag: String,
+        report: CrashReport,
+    }
+    let mut done: Vec<CrashReport> = Vec::new();
+    let mut open: Option<Open> = None;
+    for line in super::lines(text) {
+        let Some(e) = parse_line(line) else {
+            continue;
+        };
+        let (pid, tag, ts) = (
+            e.pid.unwrap_or(0),
+            e.tag.clone().unwrap_or_default(),
+            e.timestamp.clone().unwrap_or_default(),
+        );
+        let continues = open.as_ref().is_some_and(|o| o.pid == pid && o.tag == tag);
+        let msg = e.message.trim();
+        let starts = (tag == "AndroidRuntime" && msg.starts_with("FATAL EXCEPTION"))
+            || (tag == "libc" && msg.starts_with("Fatal signal"))
+            || (tag == "DEBUG" && (msg.starts_with("*** ***") || !continues));
+        if starts {
+            if let Some(o) = open.take() {
+                done.push(o.report);
+            }
+            let process = if tag == "libc" {
+                // "... in tid 5001 (name), pid 5001 (name)"
+                msg.rsplit_once('(')
+                    .and_then(|(_, r)| r.split(')').next())
+                    .unwrap_or("")
+                    .to_string()
+            } else {
+                String::new()
+            };
+            open = Some(Open {
+                pid,
+                tag: tag.clone(),
+                report: CrashReport {
+                    crash: Crash {
+                        id: crash_id(pid, &ts),
+                        process_name: process,
+                        timestamp: ts,
+                    },
+                    text: String::new(),
+                },
+            });
+        } else if !continues {
+            if let Some(o) = open.take() {
+                done.push(o.report);
+            }
+            continue;
+        }
+        let Some(o) = open.as_mut() else { continue };
+        if let Some(p) = msg.strip_prefix("Process: ") {
+            o.report.crash.process_name = p.split(',').next().unwrap_or(p).trim().to_string();
+        } else if let Some((_, r)) = msg.split_once(">>> ") {
+            if let Some((name, _)) = r.split_once(" <<<") {
+                o.report.crash.process_name = name.trim().to_string();
+            }
+        }
+        o.report.text.push_str(line);
+        o.report.text.push('\n');
+    }
+    if let Some(o) = open {
+        done.push(o.report);
+    }
+    for r in &mut done {
+        if r.crash.process_name.is_empty() {
+            r.crash.process_name = "unknown".to_string();
+        }
+    }
+    done
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn threadtime_lines() {
+        let es = parse_threadtime(include_str!("../../../../fixtures/android/parser-logcat-threadtime.txt"));
+        assert_eq!(es.len(), 6);
+        assert_eq!(es[0].tag.as_deref(), Some("ActivityManager"));
+        assert_eq!(es[0].pid, Some(1523));
+        assert_eq!(es[0].level.as_deref(), Some("info"));
+        assert_eq!(es[0].timestamp.as_deref(), Some("11-30 05:12:00.101"));
+        assert_eq!(es[2].tag.as_deref(), Some("ExampleApp"));
+        assert_eq!(es[2].message, "slow frame: 48 ms");
+        assert_eq!(es[4].tag.as_deref(), Some("vold"));
+        assert_eq!(es[4].message, "");
+        let year = parse_line("2026-11-30 05:12:00.101  1  2 E Tag: m: n").unwrap();
+        assert_eq!(year.message, "m: n");
+        assert!(parse_line("garbage").is_none());
+    }
+
+    #[test]
+    fn crash_buffer_groups() {
+        let cs = parse_crashes(include_str!("../../../../fixtures/android/parser-logcat-crash.txt"));
+        let heads: Vec<_> = cs.iter().map(|c| (c.crash.id.as_str(), c.crash.process_name.as_str())).collect();
+        assert_eq!(
+            heads,
+            vec![
+                ("4242-11-30T05:12:03.244", "com.example.app"),
+                ("5001-11-30T05:14:10.373", "example.native"),
+                ("5020-11-30T05:14:10.480", "com.example.native"),
+                ("4300-11-30T05:20:00.001", "com.example.app:sync"),
+            ]
+        );
+        assert_eq!(cs[0].text.lines().count(), 6);
+        assert!(cs[0].text.contains("Caused by: java.lang.NullPointerException"));
+        assert_eq!(cs[2].text.lines().count(), 7);
+        assert!(parse_crashes("").is_empty());
+    }
+}

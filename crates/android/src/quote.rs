@@ -1,0 +1,199 @@
+//! The one shell quoter. Everything this crate sends to a device's `sh` is built here,
+//! as argv arrays joined by [`quote`], so no value from an agent can become shell syntax.
+//!
+//! Invariant: every argument becomes exactly one literal word for a POSIX shell. A
+//! word made only of `[A-Za-z0-9_@%+=:,./-]` is left bare (it cannot contain syntax);
+//! anything else is wrapped in single quotes, with each `'` written as `'\''`. NUL
+//! cannot travel through a shell command line, so [`command`] refuses it.
+
+use std::borrow::Cow;
+
+use mobile_device::{DeviceError, Result};
+
+fn is_safe(c: char) -> bool {
+    c.is_ascii_alphanumeric() || matches!(c, '_' | '@' | '%' | '+' | '=' | ':' | ',' | '.' | '/' | '-')
+}
+
+/// Quotes one argument for the device shell.
+pub fn quote(arg: &str) -> Cow<'_, str> {
+    if !arg.is_empty() && arg.chars().all(is_safe) {
+        return Cow::Borrowed(arg);
+    }
+    let mut out = String::with_capacity(arg.len() + 2);
+    out.push('\'');
+    for c in arg.chars() {
+        if c == '\'' {
+            out.push_str("'\\''");
+        } else {
+            out.push(c);
+        }
+    }
+    out.push('\'');
+    Cow::Owned(out)
+}
+
+/// Joins an argv into one shell command line.
+pub fn command<S: AsRef<str>>(argv: &[S]) -> Result<String> {
+    let mut out = String::new();
+    for (i, a) in argv.iter().enumerate() {
+        let a = a.as_ref();
+        if a.contains('\0') {
+            return Err(DeviceError::invalid(
+                "the value contains a NUL character, which cannot be sent to the device",
+            ));
+        }
+        if i > 0 {
+            out.push(' ');
+        }
+        out.push_str(&quote(a));
+    }
+    Ok(out)
+}
+
+/// Several commands run in one shell session (one round trip), one after the other
+/// whatever each one's exit status (`;`).
+#[derive(Debug, Default, Clone)]
+pub struct Script {
+    parts: Vec<String>,
+}
+
+impl Script {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    pub fn then<S: AsRef<str>>(mut self, argv: &[S]) -> Result<Self> {
+        self.parts.push(command(argv)?);
+        Ok(self)
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.parts.is_empty()
+    }
+
+    pub fn build(&self) -> String {
+        self.parts.join("; ")
+    }
+}
+
+/// A test-only POSIX word splitter: it accepts bare words, single quotes, double
+/// quotes and backslashes, and fails on any unquoted shell syntax (`;|&<>()$` and
+/// backticks, newline, glob characters), so a test can prove a quoted line is literal.
+#[cfg(test)]
+pub(crate) fn split_words(line: &str) -> std::result::Result<Vec<String>, String> {
+    let mut words = Vec::new();
+    let mut cur = String::new();
+    let mut in_word = false;
+    let mut chars = line.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            ' ' | '\t' => {
+                if in_word {
+                    words.push(std::mem::take(&mut cur));
+                    in_word = false;
+                }
+            }
+            '\'' => {
+                in_word = true;
+                loop {
+                    match chars.next() {
+                        Some('\'') => break,
+                        Some(c) => cur.push(c),
+                        None => return Err("unterminated single quote".into()),
+                    }
+                }
+            }
+            '\\' => {
+                in_word = true;
+                match chars.next() {
+                    Some('\n') => {}
+                    Some(c) => cur.push(c),
+                    None => return Err("trailing backslash".into()),
+                }
+            }
+            '"' => return Err("double quotes are never produced by the quoter".into()),
+            ';' | '|' | '&' | '<' | '>' | '(' | ')' | '$' | '`' | '\n' | '*' | '?' | '['
+            | ']' | '{' | '}' | '~' | '#' | '!' => {
+                return Err(format!("unquoted shell syntax {c:?}"));
+            }
+            c => {
+                in_word = true;
+                cur.push(c);
+            }
+        }
+    }
+    if in_word {
+        words.push(cur);
+    }
+    Ok(words)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    #[test]
+    fn plain_words_stay_bare_and_others_are_quoted() {
+        assert_eq!(quote("am"), "am");
+        assert_eq!(quote("com.example/.Main"), "com.example/.Main");
+        assert_eq!(quote(""), "''");
+        assert_eq!(quote("a b"), "'a b'");
+        assert_eq!(quote("it's"), "'it'\\''s'");
+        assert_eq!(quote("$(reboot)"), "'$(reboot)'");
+        assert_eq!(
+            command(&["am", "force-stop", "com.x;reboot"]).unwrap(),
+            "am force-stop 'com.x;reboot'"
+        );
+        assert!(command(&["a\0b"]).is_err());
+    }
+
+    #[test]
+    fn scripts_join_with_semicolons() {
+        let s = Script::new()
+            .then(&["wm", "size"])
+            .unwrap()
+            .then(&["wm", "density"])
+            .unwrap();
+        assert_eq!(s.build(), "wm size; wm density");
+    }
+
+    #[test]
+    fn hostile_inputs_round_trip() {
+        let long = "x'; $(id) `id` \n".repeat(700);
+        for s in [
+            ";", "$(reboot)", "`id`", "'", "\"", "a\nb", "a b", "%s", "ünï €", "\\", "'\\''",
+            "-n", "*", "~", "#x", "!!", "a\tb", &long,
+        ] {
+            let line = command(&["echo", s]).unwrap();
+            assert_eq!(split_words(&line).unwrap(), vec!["echo".to_string(), s.to_string()], "{s:?}");
+        }
+    }
+
+    fn hostile() -> impl Strategy<Value = String> {
+        let pieces = prop::sample::select(vec![
+            ";", "$(", ")", "`", "'", "\"", "\n", " ", "%s", "%", "é", "日本", "\\", "|", "&&",
+            "<", ">", "*", "$HOME", "${x}", "\t", "!", "#", "~", "-",
+        ]);
+        prop::collection::vec(
+            prop_oneof![pieces.prop_map(String::from), "[^\\x00]{0,8}"],
+            0..40,
+        )
+        .prop_map(|v| v.concat())
+    }
+
+    proptest! {
+        #[test]
+        fn any_argument_is_one_literal_word(arg in hostile(), other in "[^\\x00]{0,20}") {
+            let line = command(&["input", "text", &arg, &other]).unwrap();
+            let words = split_words(&line).unwrap();
+            prop_assert_eq!(words, vec!["input".to_string(), "text".to_string(), arg, other]);
+        }
+
+        #[test]
+        fn ten_thousand_characters(arg in "[^\\x00]{10000}") {
+            let line = command(&[&arg]).unwrap();
+            prop_assert_eq!(split_words(&line).unwrap(), vec![arg]);
+        }
+    }
+}
