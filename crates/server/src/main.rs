@@ -1,1 +1,172 @@
-fn main() {}
+//! The `mobile-mcp` binary: parses the command line, sets up logging and the device
+//! backends, and serves MCP over stdio (default) or Streamable HTTP.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+use anyhow::Context;
+use clap::Parser;
+use mobile_device::{DeviceRegistry, UrlPolicy};
+use mobile_mcp::files::FileRoots;
+use mobile_mcp::policy::ToolPolicy;
+use mobile_mcp::{MobileServer, ServerOptions};
+use rmcp::ServiceExt;
+
+/// MCP server that lets AI agents operate Android phones and iOS simulators.
+///
+/// Environment: RUST_LOG sets the log filter (default "info"; logs go to stderr, never
+/// stdout). MCP_MODEL_PAYLOAD_FILTER=1 (exactly "1") turns on the model-visible payload
+/// filter. ADB_SERVER_SOCKET (tcp:HOST:PORT) and ANDROID_ADB_SERVER_PORT choose the adb
+/// server; ANDROID_HOME is searched for platform-tools/adb. MOBILE_MCP_XCRUN and
+/// MOBILE_MCP_IDB override the xcrun and idb executables.
+#[derive(Debug, Parser)]
+#[command(name = "mobile-mcp", version, about, long_about = None)]
+struct Cli {
+    /// Serve Streamable HTTP at /mcp on [HOST:]PORT instead of stdio (HOST defaults to 127.0.0.1).
+    #[arg(long, value_name = "[HOST:]PORT")]
+    listen: Option<String>,
+
+    /// adb server to use, HOST:PORT; repeat for several (default 127.0.0.1:5037, or ADB_SERVER_SOCKET / ANDROID_ADB_SERVER_PORT).
+    #[arg(long = "adb-server", value_name = "HOST:PORT")]
+    adb_servers: Vec<String>,
+
+    /// xcrun executable for iOS simulators [env: MOBILE_MCP_XCRUN].
+    #[arg(long, value_name = "PATH")]
+    xcrun: Option<PathBuf>,
+
+    /// idb executable for iOS simulator input and UI trees [env: MOBILE_MCP_IDB].
+    #[arg(long, value_name = "PATH")]
+    idb: Option<PathBuf>,
+
+    /// Start a built-in virtual Android phone on loopback and use it (no phone or adb needed).
+    #[arg(long)]
+    demo: bool,
+
+    /// Also allow this URL scheme in mobile_open_url (deep links); repeatable. file, javascript, data and intent are never allowed.
+    #[arg(long = "allow-url-scheme", value_name = "SCHEME")]
+    allow_url_schemes: Vec<String>,
+
+    /// Folder where tools may read and write files on this machine; repeatable (default: the working directory and the temp directory).
+    #[arg(long = "files-root", value_name = "DIR")]
+    files_roots: Vec<PathBuf>,
+
+    /// Expose only tools annotated read-only.
+    #[arg(long)]
+    read_only: bool,
+
+    /// Expose only these tools (comma-separated names).
+    #[arg(long, value_delimiter = ',', value_name = "NAMES")]
+    allow_tools: Option<Vec<String>>,
+
+    /// Hide these tools (comma-separated names); wins over --allow-tools.
+    #[arg(long, value_delimiter = ',', value_name = "NAMES")]
+    deny_tools: Vec<String>,
+
+    /// Deadline of one device call, in seconds.
+    #[arg(long, default_value_t = 30, value_name = "SECONDS")]
+    timeout: u64,
+
+    /// Deadline of an install, push or pull, in seconds.
+    #[arg(long, default_value_t = 300, value_name = "SECONDS")]
+    install_timeout: u64,
+
+    /// Append logs to this file instead of stderr.
+    #[arg(long, value_name = "PATH")]
+    log_file: Option<PathBuf>,
+}
+
+fn init_logging(cli: &Cli) -> anyhow::Result<()> {
+    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
+    let builder = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_ansi(false);
+    match &cli.log_file {
+        Some(path) => {
+            let file = std::fs::OpenOptions::new()
+                .create(true)
+                .append(true)
+                .open(path)
+                .with_context(|| format!("cannot open log file {}", path.display()))?;
+            builder.with_writer(Arc::new(file)).init();
+        }
+        None => builder.with_writer(std::io::stderr).init(),
+    }
+    Ok(())
+}
+
+fn options(cli: &Cli) -> anyhow::Result<ServerOptions> {
+    let url_policy = UrlPolicy::with_schemes(&cli.allow_url_schemes)
+        .map_err(|e| anyhow::anyhow!("--allow-url-scheme: {e}"))?;
+    let files = if cli.files_roots.is_empty() {
+        FileRoots::defaults()
+    } else {
+        for r in &cli.files_roots {
+            anyhow::ensure!(r.is_dir(), "--files-root {} is not a folder", r.display());
+        }
+        FileRoots::new(cli.files_roots.clone())
+    };
+    Ok(ServerOptions {
+        url_policy,
+        files,
+        timeout: Duration::from_secs(cli.timeout.max(1)),
+        install_timeout: Duration::from_secs(cli.install_timeout.max(1)),
+        tools: ToolPolicy {
+            read_only: cli.read_only,
+            allow: cli.allow_tools.clone(),
+            deny: cli.deny_tools.clone(),
+        },
+    })
+}
+
+fn registry(_cli: &Cli) -> anyhow::Result<DeviceRegistry> {
+    let registry = DeviceRegistry::new();
+    Ok(registry)
+}
+
+async fn shutdown_signal() {
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{SignalKind, signal};
+        let mut term = match signal(SignalKind::terminate()) {
+            Ok(s) => s,
+            Err(_) => {
+                let _ = tokio::signal::ctrl_c().await;
+                return;
+            }
+        };
+        tokio::select! {
+            _ = tokio::signal::ctrl_c() => {}
+            _ = term.recv() => {}
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = tokio::signal::ctrl_c().await;
+    }
+}
+
+#[tokio::main]
+async fn main() -> anyhow::Result<()> {
+    let cli = Cli::parse();
+    init_logging(&cli)?;
+    let options = options(&cli)?;
+    let registry = Arc::new(registry(&cli)?);
+    let server = MobileServer::new(registry, options);
+
+    if let Some(listen) = &cli.listen {
+        anyhow::bail!("--listen {listen}: Streamable HTTP is not available in this build yet");
+    }
+
+    tracing::info!("serving MCP on stdio");
+    let service = server
+        .serve(rmcp::transport::stdio())
+        .await
+        .context("MCP initialization over stdio failed")?;
+    tokio::select! {
+        r = service.waiting() => { r.context("the MCP service stopped with an error")?; }
+        _ = shutdown_signal() => { tracing::info!("signal received; shutting down"); }
+    }
+    Ok(())
+}

@@ -1,0 +1,353 @@
+//! One parameter struct per tool. Field names follow the peer server that agents already
+//! know (`packageName`, `bundle_id`, `saveTo`, ...); doc comments become the schema
+//! descriptions the model reads, so they say what to pass and where to get it.
+
+use mobile_device::{AppId, DeviceUrl, Locales, Orientation, SwipeDirection};
+use rmcp::schemars::{self, JsonSchema};
+use serde::{Deserialize, Deserializer};
+
+/// Accepts a JSON number or a numeric string (some models quote numbers).
+fn number<'de, D: Deserializer<'de>>(d: D) -> Result<f64, D::Error> {
+    #[derive(Deserialize)]
+    #[serde(untagged)]
+    enum N {
+        Num(f64),
+        Str(String),
+    }
+    let v = match N::deserialize(d)? {
+        N::Num(n) => n,
+        N::Str(s) => s
+            .trim()
+            .parse::<f64>()
+            .map_err(|_| serde::de::Error::custom(format!("expected a number, got {s:?}")))?,
+    };
+    if v.is_finite() {
+        Ok(v)
+    } else {
+        Err(serde::de::Error::custom("expected a finite number"))
+    }
+}
+
+fn opt_number<'de, D: Deserializer<'de>>(d: D) -> Result<Option<f64>, D::Error> {
+    #[derive(Deserialize)]
+    struct W(#[serde(deserialize_with = "number")] f64);
+    Ok(Option::<W>::deserialize(d)?.map(|w| w.0))
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct DeviceParams {
+    /// The device id from mobile_list_available_devices.
+    pub device: String,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct LaunchAppParams {
+    /// The device id from mobile_list_available_devices.
+    pub device: String,
+    /// Package name (Android) or bundle id (iOS) of the app, from mobile_list_apps.
+    #[serde(rename = "packageName")]
+    pub package_name: AppId,
+    /// Optional comma-separated BCP 47 locales to launch the app in, e.g. "fr-FR" or "de,en".
+    #[serde(default)]
+    pub locale: Option<Locales>,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct AppParams {
+    /// The device id from mobile_list_available_devices.
+    pub device: String,
+    /// Package name (Android) or bundle id (iOS) of the app, from mobile_list_apps.
+    #[serde(rename = "packageName")]
+    pub package_name: AppId,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct InstallAppParams {
+    /// The device id from mobile_list_available_devices.
+    pub device: String,
+    /// Path on this machine to an .apk (Android), or an .app directory or .zip (iOS simulator).
+    pub path: String,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct UninstallAppParams {
+    /// The device id from mobile_list_available_devices.
+    pub device: String,
+    /// Package name (Android) or bundle id (iOS) of the app to remove.
+    pub bundle_id: AppId,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct ClickParams {
+    /// The device id from mobile_list_available_devices.
+    pub device: String,
+    /// X in screen coordinates (pixels on Android, points on iOS). Not needed with `ref`.
+    #[serde(default, deserialize_with = "opt_number")]
+    #[schemars(range(min = 0))]
+    pub x: Option<f64>,
+    /// Y in screen coordinates. Not needed with `ref`.
+    #[serde(default, deserialize_with = "opt_number")]
+    #[schemars(range(min = 0))]
+    pub y: Option<f64>,
+    /// Element ref from mobile_list_elements_on_screen, e.g. "@e5". Preferred over x,y; wins if both are given.
+    #[serde(default, rename = "ref")]
+    pub reference: Option<String>,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct PointParams {
+    /// The device id from mobile_list_available_devices.
+    pub device: String,
+    /// X in screen coordinates (pixels on Android, points on iOS).
+    #[serde(deserialize_with = "number")]
+    #[schemars(range(min = 0))]
+    pub x: f64,
+    /// Y in screen coordinates.
+    #[serde(deserialize_with = "number")]
+    #[schemars(range(min = 0))]
+    pub y: f64,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct LongPressParams {
+    /// The device id from mobile_list_available_devices.
+    pub device: String,
+    /// X in screen coordinates (pixels on Android, points on iOS).
+    #[serde(deserialize_with = "number")]
+    #[schemars(range(min = 0))]
+    pub x: f64,
+    /// Y in screen coordinates.
+    #[serde(deserialize_with = "number")]
+    #[schemars(range(min = 0))]
+    pub y: f64,
+    /// How long to press, in milliseconds (1 to 10000; default 500).
+    #[serde(default, deserialize_with = "opt_number")]
+    #[schemars(range(min = 1, max = 10000))]
+    pub duration: Option<f64>,
+}
+
+#[derive(Debug, Clone, Copy, Deserialize, JsonSchema, Default, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum ElementFormat {
+    /// One element per line (compact; the default).
+    #[default]
+    Text,
+    /// A JSON array of elements.
+    Json,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct ListElementsParams {
+    /// The device id from mobile_list_available_devices.
+    pub device: String,
+    /// "text" (default, one element per line) or "json".
+    #[serde(default)]
+    pub format: Option<ElementFormat>,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct PressButtonParams {
+    /// The device id from mobile_list_available_devices.
+    pub device: String,
+    /// Button name: HOME, BACK (Android), MENU, ENTER, VOLUME_UP, VOLUME_DOWN, POWER, DPAD_UP/DOWN/LEFT/RIGHT/CENTER (Android TV), LOCK, SIDE_BUTTON, SIRI, APPLE_PAY (iOS).
+    pub button: String,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct OpenUrlParams {
+    /// The device id from mobile_list_available_devices.
+    pub device: String,
+    /// The URL to open, e.g. https://example.com. Only http and https unless the server allows more schemes.
+    pub url: DeviceUrl,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct SwipeParams {
+    /// The device id from mobile_list_available_devices.
+    pub device: String,
+    /// Direction the finger moves: up, down, left or right. "up" scrolls content down the page.
+    pub direction: SwipeDirection,
+    /// Optional start X in screen coordinates (default: screen centre).
+    #[serde(default, deserialize_with = "opt_number")]
+    #[schemars(range(min = 0))]
+    pub x: Option<f64>,
+    /// Optional start Y in screen coordinates (default: screen centre).
+    #[serde(default, deserialize_with = "opt_number")]
+    #[schemars(range(min = 0))]
+    pub y: Option<f64>,
+    /// Optional distance in screen coordinates (default: 40% of the screen along the swipe).
+    #[serde(default, deserialize_with = "opt_number")]
+    #[schemars(range(min = 1))]
+    pub distance: Option<f64>,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct TypeKeysParams {
+    /// The device id from mobile_list_available_devices.
+    pub device: String,
+    /// Text to type into the focused field, exactly as given.
+    pub text: String,
+    /// Press ENTER after typing (to submit a form or search).
+    #[serde(default)]
+    pub submit: bool,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct TakeScreenshotParams {
+    /// The device id from mobile_list_available_devices.
+    pub device: String,
+    /// Longest side of the returned image in pixels (default 1024). Wins over `scale`.
+    #[serde(default, rename = "maxSize")]
+    #[schemars(range(min = 1))]
+    pub max_size: Option<u32>,
+    /// Scale factor in (0, 1], used when maxSize is not given.
+    #[serde(default, deserialize_with = "opt_number")]
+    pub scale: Option<f64>,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct SaveScreenshotParams {
+    /// The device id from mobile_list_available_devices.
+    pub device: String,
+    /// File to write: .png, .jpg or .jpeg, under the working directory or the temp directory.
+    #[serde(rename = "saveTo")]
+    pub save_to: String,
+    /// Longest side in pixels (default: full size). Wins over `scale`.
+    #[serde(default, rename = "maxSize")]
+    #[schemars(range(min = 1))]
+    pub max_size: Option<u32>,
+    /// Scale factor in (0, 1].
+    #[serde(default, deserialize_with = "opt_number")]
+    pub scale: Option<f64>,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct SetOrientationParams {
+    /// The device id from mobile_list_available_devices.
+    pub device: String,
+    /// portrait or landscape.
+    pub orientation: Orientation,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct SetLocationParams {
+    /// The device id from mobile_list_available_devices.
+    pub device: String,
+    /// Latitude in degrees (-90 to 90). Omit both to clear the mock location.
+    #[serde(default, deserialize_with = "opt_number")]
+    #[schemars(range(min = -90, max = 90))]
+    pub latitude: Option<f64>,
+    /// Longitude in degrees (-180 to 180). Omit both to clear the mock location.
+    #[serde(default, deserialize_with = "opt_number")]
+    #[schemars(range(min = -180, max = 180))]
+    pub longitude: Option<f64>,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct ClipboardParams {
+    /// The device id from mobile_list_available_devices.
+    pub device: String,
+    /// Text to put on the clipboard. Omit to read the clipboard instead.
+    #[serde(default)]
+    pub text: Option<String>,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct DeviceLogsParams {
+    /// The device id from mobile_list_available_devices.
+    pub device: String,
+    /// Most recent lines to return (1 to 10000; default 100).
+    #[serde(default)]
+    #[schemars(range(min = 1, max = 10000))]
+    pub limit: Option<u32>,
+    /// Filters like "tag=ActivityManager", "level!=D", "message=crash"; keys: pid, process, tag, level, subsystem, category, message.
+    #[serde(default)]
+    pub filter: Option<Vec<String>>,
+    /// Optional file (.log, .txt or .jsonl) to also write the lines to, under the working or temp directory.
+    #[serde(default, rename = "saveTo")]
+    pub save_to: Option<String>,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct StartRecordingParams {
+    /// The device id from mobile_list_available_devices.
+    pub device: String,
+    /// Where to write the .mp4 (default: a new file in the temp directory).
+    #[serde(default)]
+    pub output: Option<String>,
+    /// Stop by itself after this many seconds (1 to 180; default 180).
+    #[serde(default, rename = "timeLimit")]
+    #[schemars(range(min = 1, max = 180))]
+    pub time_limit: Option<u32>,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct GetCrashParams {
+    /// The device id from mobile_list_available_devices.
+    pub device: String,
+    /// Crash id from mobile_list_crashes.
+    pub id: String,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct UiDumpParams {
+    /// The device id from mobile_list_available_devices.
+    pub device: String,
+    /// Optional file to write the XML to (under the working or temp directory) instead of returning it.
+    #[serde(default)]
+    pub output_path: Option<String>,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct PushParams {
+    /// The device id from mobile_list_available_devices.
+    pub device: String,
+    /// File on this machine to send.
+    pub local_path: String,
+    /// Absolute destination path on the device, under /sdcard unless `force` is true.
+    pub remote_path: String,
+    /// Allow a destination outside /sdcard.
+    #[serde(default)]
+    pub force: bool,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct PullParams {
+    /// The device id from mobile_list_available_devices.
+    pub device: String,
+    /// Absolute path of the file on the device.
+    pub remote_path: String,
+    /// Where to write it on this machine (under the working or temp directory).
+    pub local_path: String,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct BatchStep {
+    /// Tool name, e.g. "mobile_click_on_screen_at_coordinates".
+    pub name: String,
+    /// The tool's arguments without `device` (the batch's device is used).
+    #[serde(default)]
+    pub arguments: Option<serde_json::Map<String, serde_json::Value>>,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct BatchParams {
+    /// The device id from mobile_list_available_devices.
+    pub device: String,
+    /// Tool calls to run in order on the device (at least one).
+    #[schemars(length(min = 1))]
+    pub steps: Vec<BatchStep>,
+    /// Stop at the first failing step (default true).
+    #[serde(default = "yes", rename = "stopOnError")]
+    pub stop_on_error: bool,
+    /// List the elements on screen after the last step (default false).
+    #[serde(default, rename = "listElementsAtEnd")]
+    pub list_elements_at_end: bool,
+}
+
+fn yes() -> bool {
+    true
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct NoParams {}
