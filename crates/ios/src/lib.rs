@@ -1,4 +1,37 @@
 //! `mobile-ios`: the iOS simulator backend of mobile-mcp.
 //!
-//! Runs `xcrun simctl` and `idb` as child processes with argv arrays, never a
-//! host shell. (Filled in by the iOS issue.)
+//! [`IosBackend`] lists simulators with `xcrun simctl list devices -j` and opens each as
+//! a [`SimulatorDevice`], which implements [`mobile_device::Device`] by running
+//! `xcrun simctl` (apps, URLs, screenshots, logs, recording, clipboard, location) and
+//! `idb` (accessibility tree, taps, swipes, typing, buttons, rotation) as child processes:
+//! argv arrays, never a host shell; a deadline on every call (30 s by default); stderr
+//! kept for the error; the child killed when a call is dropped.
+//!
+//! Not for: real iOS devices, or anything needing an agent app on the simulator.
+//!
+//! ```no_run
+//! use std::sync::Arc;
+//! use mobile_device::DeviceRegistry;
+//! use mobile_ios::{IosBackend, IosConfig};
+//!
+//! let mut registry = DeviceRegistry::new();
+//! registry.register(Arc::new(IosBackend::new(IosConfig::from_env())));
+//! ```
+//!
+//! Parsers are pure functions in [`parse`], tested against captures in `fixtures/ios/`.
+//! Crates used: `plist` reads `simctl listapps`' OpenStep plist (its ASCII reader), so
+//! no `plutil` is needed; `zip` unpacks zipped `.app` bundles for install; `tempfile`
+//! holds screenshots and unpacked bundles.
+
+mod backend;
+mod config;
+pub mod errors;
+pub mod parse;
+mod process;
+pub mod screen;
+mod simulator;
+mod tools;
+
+pub use backend::IosBackend;
+pub use config::{DEFAULT_TIMEOUT, IDB_ENV, IosConfig, XCRUN_ENV};
+pub use simulator::{IOS_BUTTONS, SimulatorDevice};

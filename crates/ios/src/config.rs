@@ -1,0 +1,128 @@
+//! Where `xcrun` and `idb` are, and how long one call may take.
+
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+/// Environment variable naming the `xcrun` to run (a path).
+pub const XCRUN_ENV: &str = "MOBILE_MCP_XCRUN";
+/// Environment variable naming the `idb` to run (a path).
+pub const IDB_ENV: &str = "MOBILE_MCP_IDB";
+/// Deadline of one `simctl`/`idb` call when nothing else is configured.
+pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// How the iOS simulator backend finds its tools.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct IosConfig {
+    /// `xcrun`; `None` means it was not found, and discovery says so.
+    pub xcrun: Option<PathBuf>,
+    /// `idb` (the fb-idb client); `None` means element, tap, swipe, type and button
+    /// tools answer with how to install it.
+    pub idb: Option<PathBuf>,
+    /// Deadline of every child process.
+    pub timeout: Duration,
+    /// Where `xcrun` was looked for, for the discovery note when it is missing.
+    pub searched: String,
+}
+
+impl Default for IosConfig {
+    fn default() -> Self {
+        IosConfig {
+            xcrun: None,
+            idb: None,
+            timeout: DEFAULT_TIMEOUT,
+            searched: String::new(),
+        }
+    }
+}
+
+impl IosConfig {
+    /// Uses `MOBILE_MCP_XCRUN` / `MOBILE_MCP_IDB` when set, else `xcrun` / `idb` on `PATH`.
+    pub fn from_env() -> Self {
+        let path = std::env::var_os("PATH").unwrap_or_default();
+        Self::from_vars(
+            std::env::var_os(XCRUN_ENV),
+            std::env::var_os(IDB_ENV),
+            &path,
+        )
+    }
+
+    /// [`IosConfig::from_env`] with the environment passed in (for tests).
+    pub fn from_vars(xcrun: Option<OsString>, idb: Option<OsString>, path: &OsString) -> Self {
+        let (xcrun, searched) = match xcrun.filter(|v| !v.is_empty()) {
+            Some(p) => {
+                let p = PathBuf::from(p);
+                let found = is_executable(&p).then(|| p.clone());
+                (found, format!("{XCRUN_ENV}={}", p.display()))
+            }
+            None => (
+                find_on_path("xcrun", path),
+                format!("PATH ({})", path.to_string_lossy()),
+            ),
+        };
+        let idb = match idb.filter(|v| !v.is_empty()) {
+            Some(p) => Some(PathBuf::from(p)).filter(|p| is_executable(p)),
+            None => find_on_path("idb", path),
+        };
+        IosConfig {
+            xcrun,
+            idb,
+            timeout: DEFAULT_TIMEOUT,
+            searched,
+        }
+    }
+
+    /// A config with explicit tool paths.
+    pub fn with_tools(xcrun: impl Into<PathBuf>, idb: Option<PathBuf>) -> Self {
+        let xcrun = xcrun.into();
+        IosConfig {
+            searched: xcrun.display().to_string(),
+            xcrun: Some(xcrun),
+            idb,
+            timeout: DEFAULT_TIMEOUT,
+        }
+    }
+
+    pub fn timeout(mut self, timeout: Duration) -> Self {
+        self.timeout = timeout;
+        self
+    }
+}
+
+fn find_on_path(name: &str, path: &OsString) -> Option<PathBuf> {
+    std::env::split_paths(path)
+        .map(|dir| dir.join(name))
+        .find(|p| is_executable(p))
+}
+
+fn is_executable(p: &Path) -> bool {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::metadata(p)
+        .map(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+        .unwrap_or(false)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn env_overrides_and_path_lookup() {
+        let dir = tempfile::tempdir().unwrap();
+        let tool = dir.path().join("xcrun");
+        std::fs::write(&tool, "#!/bin/sh\n").unwrap();
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&tool, std::fs::Permissions::from_mode(0o755)).unwrap();
+        let path = OsString::from(format!("/nonexistent:{}", dir.path().display()));
+        let c = IosConfig::from_vars(None, None, &path);
+        assert_eq!(c.xcrun.as_deref(), Some(tool.as_path()));
+        assert_eq!(c.idb, None);
+        assert!(c.searched.contains("/nonexistent"));
+        let c = IosConfig::from_vars(Some("/no/such/xcrun".into()), None, &path);
+        assert_eq!(c.xcrun, None);
+        assert!(c.searched.contains("MOBILE_MCP_XCRUN=/no/such/xcrun"));
+        let c = IosConfig::from_vars(None, Some(tool.clone().into()), &OsString::new());
+        assert_eq!(c.idb.as_deref(), Some(tool.as_path()));
+        assert_eq!(c.timeout, DEFAULT_TIMEOUT);
+    }
+}

@@ -1,0 +1,61 @@
+//! The two command-line tools this backend drives, with their paths and deadline.
+
+use std::ffi::OsString;
+use std::path::PathBuf;
+use std::time::Duration;
+
+use mobile_device::DeviceError;
+
+use crate::errors;
+use crate::process::{self, Output};
+
+/// `xcrun` and `idb`, as configured.
+#[derive(Debug, Clone)]
+pub(crate) struct Tools {
+    pub xcrun: Option<PathBuf>,
+    pub idb: Option<PathBuf>,
+    pub timeout: Duration,
+}
+
+impl Tools {
+    pub fn xcrun(&self) -> Result<&PathBuf, DeviceError> {
+        self.xcrun.as_ref().ok_or_else(|| {
+            DeviceError::backend_with_hint(
+                "xcrun was not found",
+                "iOS simulators need macOS with Xcode installed (or set MOBILE_MCP_XCRUN)",
+            )
+        })
+    }
+
+    /// Runs `xcrun simctl <args>`; a non-zero exit is returned, not raised.
+    pub async fn simctl(&self, args: &[OsString], what: &str) -> Result<Output, DeviceError> {
+        self.simctl_with_input(args, None, what).await
+    }
+
+    pub async fn simctl_with_input(
+        &self,
+        args: &[OsString],
+        stdin: Option<&[u8]>,
+        what: &str,
+    ) -> Result<Output, DeviceError> {
+        let xcrun = self.xcrun()?;
+        let mut argv: Vec<OsString> = Vec::with_capacity(args.len() + 1);
+        argv.push("simctl".into());
+        argv.extend(args.iter().cloned());
+        process::run(xcrun, &argv, stdin, self.timeout, what).await
+    }
+
+    /// Runs `idb <args>`; a missing idb is an Unsupported error with install steps.
+    pub async fn idb(&self, args: &[OsString], what: &str) -> Result<Output, DeviceError> {
+        let idb = self.idb.as_ref().ok_or_else(|| errors::idb_missing(what))?;
+        process::run(idb, args, None, self.timeout, what).await
+    }
+}
+
+/// Builds an argv from string-likes.
+macro_rules! argv {
+    ($($a:expr),* $(,)?) => {
+        vec![$(::std::ffi::OsString::from($a)),*]
+    };
+}
+pub(crate) use argv;
