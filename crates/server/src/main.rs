@@ -78,7 +78,9 @@ struct Cli {
 
 fn init_logging(cli: &Cli) -> anyhow::Result<()> {
     let filter = tracing_subscriber::EnvFilter::try_from_default_env()
-        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
+        .unwrap_or_else(|_| {
+        tracing_subscriber::EnvFilter::new("warn,mobile_mcp=info,mobile_android=info,mobile_ios=info")
+    });
     let builder = tracing_subscriber::fmt()
         .with_env_filter(filter)
         .with_ansi(false);
