@@ -1,0 +1,284 @@
+//! What the fake simulator shows: the accessibility tree idb prints, taps that change
+//! it, text typed into the focused field, and launching apps.
+
+use super::json::J;
+use super::state::{Simulator, UiElement};
+
+/// The bundle id of the home screen.
+pub const SPRINGBOARD: &str = "com.apple.springboard";
+
+impl Simulator {
+    /// Screen size in points as currently oriented.
+    pub fn points(&self) -> (u32, u32) {
+        if self.orientation.starts_with("LANDSCAPE") {
+            (self.height_points, self.width_points)
+        } else {
+            (self.width_points, self.height_points)
+        }
+    }
+
+    /// The key into `screens` of what is shown now.
+    fn screen_key(&self) -> Option<String> {
+        let fg = self.foreground.as_ref()?;
+        Some(self.shown.get(fg).cloned().unwrap_or_else(|| fg.clone()))
+    }
+
+    /// The elements below the `Application` element.
+    pub fn visible(&self) -> Vec<UiElement> {
+        match self.screen_key() {
+            Some(key) => self.screens.get(&key).cloned().unwrap_or_default(),
+            None => self.home_screen(),
+        }
+    }
+
+    fn home_screen(&self) -> Vec<UiElement> {
+        self.apps
+            .iter()
+            .enumerate()
+            .map(|(i, a)| {
+                let (col, row) = ((i % 4) as f64, (i / 4) as f64);
+                let mut e = UiElement::new(
+                    "Icon",
+                    a.shown_name(),
+                    (27.0 + col * 90.0, 80.0 + row * 100.0, 64.0, 64.0),
+                );
+                e.on_tap = Some(format!("launch:{}", a.bundle_id));
+                e
+            })
+            .collect()
+    }
+
+    /// The label of the `Application` element: the app's display name, or SpringBoard.
+    pub fn application_label(&self) -> String {
+        match &self.foreground {
+            Some(fg) => self
+                .apps
+                .iter()
+                .find(|a| &a.bundle_id == fg)
+                .map(|a| a.shown_name().to_string())
+                .unwrap_or_else(|| fg.clone()),
+            None => "SpringBoard".into(),
+        }
+    }
+
+    /// Starts (or brings forward) an app; returns its pid.
+    pub fn launch(&mut self, bundle_id: &str, args: Vec<String>) -> u32 {
+        let pid = match self.running.get(bundle_id) {
+            Some(pid) => *pid,
+            None => {
+                let pid = self.next_pid;
+                self.next_pid += 1;
+                self.running.insert(bundle_id.to_string(), pid);
+                pid
+            }
+        };
+        self.launch_args.insert(bundle_id.to_string(), args);
+        self.foreground = Some(bundle_id.to_string());
+        pid
+    }
+
+    /// Taps at a point (portrait points); returns what was hit.
+    pub fn tap(&mut self, x: f64, y: f64) -> Option<String> {
+        let key = self.screen_key();
+        let mut elements = self.visible();
+        let path = hit_path(&elements, x, y)?;
+        // Focus moves to a tapped text field.
+        let hit = element_at(&mut elements, &path).clone();
+        if hit.kind.contains("TextField") {
+            clear_focus(&mut elements);
+            element_at(&mut elements, &path).focused = true;
+            if let Some(k) = &key {
+                self.screens.insert(k.clone(), elements);
+            }
+        }
+        match hit.on_tap.as_deref() {
+            Some(a) if a.starts_with("launch:") => {
+                self.launch(&a["launch:".len()..], Vec::new());
+            }
+            Some("home") => self.foreground = None,
+            Some(a) if a.starts_with("show:") => {
+                if let Some(fg) = self.foreground.clone() {
+                    let target = a["show:".len()..].to_string();
+                    if target == fg {
+                        self.shown.remove(&fg);
+                    } else {
+                        self.shown.insert(fg, target);
+                    }
+                }
+            }
+            _ => {}
+        }
+        hit.label
+    }
+
+    /// Types into the focused field; false when nothing has focus.
+    pub fn type_text(&mut self, text: &str) -> bool {
+        let Some(key) = self.screen_key() else {
+            return false;
+        };
+        let Some(elements) = self.screens.get_mut(&key) else {
+            return false;
+        };
+        fn go(es: &mut [UiElement], text: &str) -> bool {
+            for e in es {
+                if e.focused {
+                    let mut v = e.value.take().unwrap_or_default();
+                    v.push_str(text);
+                    e.value = Some(v);
+                    return true;
+                }
+                if go(&mut e.children, text) {
+                    return true;
+                }
+            }
+            false
+        }
+        go(elements, text)
+    }
+}
+
+fn hit_path(es: &[UiElement], x: f64, y: f64) -> Option<Vec<usize>> {
+    // Later siblings are drawn on top, so search from the end.
+    for (i, e) in es.iter().enumerate().rev() {
+        if e.contains(x, y) {
+            let mut path = vec![i];
+            if let Some(rest) = hit_path(&e.children, x, y) {
+                path.extend(rest);
+            }
+            return Some(path);
+        }
+    }
+    None
+}
+
+fn element_at<'a>(es: &'a mut [UiElement], path: &[usize]) -> &'a mut UiElement {
+    let e = &mut es[path[0]];
+    if path.len() == 1 {
+        e
+    } else {
+        element_at(&mut e.children, &path[1..])
+    }
+}
+
+fn clear_focus(es: &mut [UiElement]) {
+    for e in es {
+        e.focused = false;
+        clear_focus(&mut e.children);
+    }
+}
+
+fn role(kind: &str) -> (&'static str, &'static str) {
+    match kind {
+        "Application" => ("AXApplication", "application"),
+        "Button" => ("AXButton", "button"),
+        "Icon" => ("AXButton", "icon"),
+        "TextField" => ("AXTextField", "text field"),
+        "StaticText" => ("AXStaticText", "text"),
+        "Heading" => ("AXHeading", "heading"),
+        "Image" => ("AXImage", "image"),
+        "CheckBox" => ("AXCheckBox", "switch"),
+        _ => ("AXGroup", "group"),
+    }
+}
+
+/// One element as idb's companion prints it, with its 14 keys in their order.
+fn ax(
+    kind: &str,
+    label: Option<&str>,
+    value: Option<&str>,
+    id: Option<&str>,
+    (x, y, w, h): (f64, f64, f64, f64),
+) -> Vec<(String, J)> {
+    let (role, desc) = role(kind);
+    let f = |n: f64| {
+        if n.fract() == 0.0 {
+            format!("{}", n as i64)
+        } else {
+            format!("{n}")
+        }
+    };
+    vec![
+        ("AXFrame".into(), J::s(format!("{{{{{}, {}}}, {{{}, {}}}}}", f(x), f(y), f(w), f(h)))),
+        ("AXUniqueId".into(), J::opt(id)),
+        (
+            "frame".into(),
+            J::obj(vec![("y", J::Num(y)), ("x", J::Num(x)), ("width", J::Num(w)), ("height", J::Num(h))]),
+        ),
+        ("role_description".into(), J::s(desc)),
+        ("AXLabel".into(), J::opt(label)),
+        ("content_required".into(), J::Bool(false)),
+        ("type".into(), J::s(kind)),
+        ("title".into(), J::Null),
+        ("help".into(), J::Null),
+        ("custom_actions".into(), J::Arr(vec![])),
+        ("AXValue".into(), J::opt(value)),
+        ("enabled".into(), J::Bool(true)),
+        ("role".into(), J::s(role)),
+        ("subrole".into(), J::Null),
+    ]
+}
+
+fn element_json(e: &UiElement, nested: bool, out: &mut Vec<J>) -> J {
+    let mut pairs = ax(
+        &e.kind,
+        e.label.as_deref(),
+        e.value.as_deref(),
+        e.id.as_deref(),
+        (e.x, e.y, e.width, e.height),
+    );
+    if nested {
+        let kids = e.children.iter().map(|c| element_json(c, true, out)).collect();
+        pairs.push(("children".into(), J::Arr(kids)));
+        J::Obj(pairs)
+    } else {
+        let me = J::Obj(pairs);
+        out.push(me.clone());
+        for c in &e.children {
+            element_json(c, false, out);
+        }
+        me
+    }
+}
+
+/// `idb ui describe-all` (flat) or `--nested`.
+pub fn describe_all(sim: &Simulator, nested: bool) -> J {
+    let (w, h) = sim.points();
+    let label = sim.application_label();
+    let mut root = ax(
+        "Application",
+        Some(&label),
+        None,
+        None,
+        (0.0, 0.0, w as f64, h as f64),
+    );
+    let visible = sim.visible();
+    if nested {
+        let mut sink = Vec::new();
+        let kids = visible.iter().map(|e| element_json(e, true, &mut sink)).collect();
+        root.push(("children".into(), J::Arr(kids)));
+        J::Arr(vec![J::Obj(root)])
+    } else {
+        let mut out = vec![J::Obj(root)];
+        for e in &visible {
+            element_json(e, false, &mut out);
+        }
+        J::Arr(out)
+    }
+}
+
+/// `idb ui describe-point X Y`: the deepest element there, or `null`.
+pub fn describe_point(sim: &Simulator, x: f64, y: f64) -> J {
+    let visible = sim.visible();
+    let Some(path) = hit_path(&visible, x, y) else {
+        return J::Null;
+    };
+    let mut es = visible;
+    let e = element_at(&mut es, &path).clone();
+    J::Obj(ax(
+        &e.kind,
+        e.label.as_deref(),
+        e.value.as_deref(),
+        e.id.as_deref(),
+        (e.x, e.y, e.width, e.height),
+    ))
+}
