@@ -1,0 +1,315 @@
+//! One adb transport over one TCP connection: the CNXN handshake, then OPEN/OKAY/WRTE/CLSE with
+//! per-stream v1 flow control (one WRTE in flight per stream, each acknowledged by an OKAY).
+//!
+//! Invariants: a packet is written with a single `write_all` under the writer mutex, so packets of
+//! concurrent streams never interleave; a stream the host closed is removed *before* anything else
+//! happens to it, and the device never answers a host CLSE with another CLSE (adb_client's
+//! direct-TCP path would read a stray CLSE as the reply to its next OPEN).
+
+use std::collections::HashMap;
+use std::io::{self, Read};
+use std::net::{Shutdown, TcpStream};
+use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use crate::protocol::*;
+
+/// How long a writer waits for the host's OKAY before giving up on the stream.
+const ACK_TIMEOUT: Duration = Duration::from_secs(60);
+/// Largest WRTE payload the device sends (further capped by the negotiated maximum).
+const MAX_WRITE_CHUNK: usize = 256 * 1024;
+
+struct Slot {
+    remote_id: u32,
+    data_tx: Sender<Vec<u8>>,
+    ack_tx: Sender<()>,
+    closed: Arc<AtomicBool>,
+}
+
+pub(crate) struct Transport {
+    writer: Mutex<TcpStream>,
+    slots: Mutex<HashMap<u32, Slot>>,
+    next_id: AtomicU32,
+    max_payload: AtomicU32,
+}
+
+impl Transport {
+    fn send(&self, packet: &Packet) -> io::Result<()> {
+        let bytes = packet.encode();
+        let mut w = self.writer.lock().unwrap_or_else(|e| e.into_inner());
+        io::Write::write_all(&mut *w, &bytes)
+    }
+
+    fn close_all(&self) {
+        let mut slots = self.slots.lock().unwrap_or_else(|e| e.into_inner());
+        for (_, slot) in slots.drain() {
+            slot.closed.store(true, Ordering::SeqCst);
+        }
+    }
+}
+
+/// What the connection needs from the phone: a banner, and a way to run services.
+pub(crate) trait ServiceHost: Send + Sync + 'static {
+    fn banner(&self) -> String;
+    /// Whether the service string is one the device accepts (refused ones get `CLSE(0, id)`).
+    fn accepts(&self, service: &str) -> bool;
+    /// Runs an accepted service to completion on its own thread.
+    fn run(&self, service: String, stream: &mut DeviceStream);
+    /// Records a refused service.
+    fn refused(&self, service: &str);
+}
+
+/// Serves one TCP connection until the host disconnects or the socket is shut down.
+pub(crate) fn serve<H: ServiceHost>(socket: TcpStream, host: Arc<H>) -> io::Result<()> {
+    socket.set_nodelay(true)?;
+    let mut reader = socket.try_clone()?;
+    let transport = Arc::new(Transport {
+        writer: Mutex::new(socket),
+        slots: Mutex::new(HashMap::new()),
+        next_id: AtomicU32::new(1),
+        max_payload: AtomicU32::new(MAX_PAYLOAD_V1),
+    });
+    let result = read_loop(&mut reader, &transport, &host);
+    transport.close_all();
+    let _ = reader.shutdown(Shutdown::Both);
+    result
+}
+
+const MAX_PAYLOAD_V1: u32 = 4096;
+
+fn read_loop<H: ServiceHost>(
+    reader: &mut TcpStream,
+    transport: &Arc<Transport>,
+    host: &Arc<H>,
+) -> io::Result<()> {
+    let mut online = false;
+    while let Some(packet) = Packet::read_from(reader)? {
+        match packet.command {
+            A_CNXN => {
+                // A second CNXN on a live connection means the host restarted its side: drop
+                // every stream and answer again.
+                transport.close_all();
+                let max = packet.arg1.clamp(MAX_PAYLOAD_V1, MAX_PAYLOAD);
+                transport.max_payload.store(max, Ordering::SeqCst);
+                let mut banner = host.banner().into_bytes();
+                banner.push(0);
+                transport.send(&Packet::new(A_CNXN, A_VERSION, MAX_PAYLOAD, banner))?;
+                online = true;
+            }
+            _ if !online => {
+                // Nothing but CNXN is meaningful before the handshake (AUTH/STLS are never
+                // requested by this device).
+            }
+            A_OPEN => {
+                let remote_id = packet.arg0;
+                let mut service = packet.payload;
+                while service.last() == Some(&0) {
+                    service.pop();
+                }
+                let service = String::from_utf8_lossy(&service).into_owned();
+                if remote_id == 0 || !host.accepts(&service) {
+                    host.refused(&service);
+                    transport.send(&Packet::new(A_CLSE, 0, remote_id, Vec::new()))?;
+                    continue;
+                }
+                let local_id = transport.next_id.fetch_add(1, Ordering::SeqCst);
+                let (data_tx, data_rx) = mpsc::channel();
+                let (ack_tx, ack_rx) = mpsc::channel();
+                let closed = Arc::new(AtomicBool::new(false));
+                transport
+                    .slots
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .insert(
+                        local_id,
+                        Slot {
+                            remote_id,
+                            data_tx,
+                            ack_tx,
+                            closed: closed.clone(),
+                        },
+                    );
+                transport.send(&Packet::new(A_OKAY, local_id, remote_id, Vec::new()))?;
+                let mut stream = DeviceStream {
+                    transport: transport.clone(),
+                    local_id,
+                    remote_id,
+                    data_rx,
+                    ack_rx,
+                    closed,
+                    read_buf: Vec::new(),
+                    read_pos: 0,
+                    out_buf: Vec::new(),
+                    finished: false,
+                };
+                let host = host.clone();
+                let name = format!("vdev-stream-{local_id}");
+                std::thread::Builder::new().name(name).spawn(move || {
+                    host.run(service, &mut stream);
+                    stream.finish();
+                })?;
+            }
+            A_WRTE => {
+                let local_id = packet.arg1;
+                let slots = transport.slots.lock().unwrap_or_else(|e| e.into_inner());
+                if let Some(slot) = slots.get(&local_id) {
+                    let remote_id = slot.remote_id;
+                    // Acknowledge first: the host may then send more; the data is queued.
+                    transport.send(&Packet::new(A_OKAY, local_id, remote_id, Vec::new()))?;
+                    let _ = slot.data_tx.send(packet.payload);
+                }
+            }
+            A_OKAY => {
+                let slots = transport.slots.lock().unwrap_or_else(|e| e.into_inner());
+                if let Some(slot) = slots.get(&packet.arg1) {
+                    let _ = slot.ack_tx.send(());
+                }
+            }
+            A_CLSE => {
+                let removed = transport
+                    .slots
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .remove(&packet.arg1);
+                if let Some(slot) = removed {
+                    slot.closed.store(true, Ordering::SeqCst);
+                }
+            }
+            _ => {}
+        }
+    }
+    Ok(())
+}
+
+/// The device side of one open stream, handed to a service.
+///
+/// Reading yields the host's WRTE payloads as one byte stream (requests are not aligned to
+/// packets). Writing is buffered; [`DeviceStream::flush`] sends WRTEs of at most the negotiated
+/// payload size and waits for the OKAY after each.
+pub struct DeviceStream {
+    transport: Arc<Transport>,
+    local_id: u32,
+    remote_id: u32,
+    data_rx: Receiver<Vec<u8>>,
+    ack_rx: Receiver<()>,
+    closed: Arc<AtomicBool>,
+    read_buf: Vec<u8>,
+    read_pos: usize,
+    out_buf: Vec<u8>,
+    finished: bool,
+}
+
+impl DeviceStream {
+    /// True once the host closed the stream or the connection went away.
+    pub fn is_closed(&self) -> bool {
+        self.closed.load(Ordering::SeqCst)
+    }
+
+    fn chunk_limit(&self) -> usize {
+        (self.transport.max_payload.load(Ordering::SeqCst) as usize).min(MAX_WRITE_CHUNK)
+    }
+
+    /// Sends `data` as exactly one WRTE (it must fit the negotiated payload) and waits for OKAY.
+    pub fn write_packet(&mut self, data: &[u8]) -> io::Result<()> {
+        if self.is_closed() {
+            return Err(io::ErrorKind::BrokenPipe.into());
+        }
+        self.transport.send(&Packet::new(
+            A_WRTE,
+            self.local_id,
+            self.remote_id,
+            data.to_vec(),
+        ))?;
+        match self.ack_rx.recv_timeout(ACK_TIMEOUT) {
+            Ok(()) => Ok(()),
+            Err(RecvTimeoutError::Timeout) => Err(io::ErrorKind::TimedOut.into()),
+            Err(RecvTimeoutError::Disconnected) => Err(io::ErrorKind::BrokenPipe.into()),
+        }
+    }
+
+    /// Queues bytes; full chunks are sent at once.
+    pub fn write(&mut self, data: &[u8]) -> io::Result<()> {
+        self.out_buf.extend_from_slice(data);
+        let limit = self.chunk_limit();
+        while self.out_buf.len() >= limit {
+            let rest = self.out_buf.split_off(limit);
+            let chunk = std::mem::replace(&mut self.out_buf, rest);
+            self.write_packet(&chunk)?;
+        }
+        Ok(())
+    }
+
+    /// Sends whatever is queued.
+    pub fn flush(&mut self) -> io::Result<()> {
+        if self.out_buf.is_empty() {
+            return Ok(());
+        }
+        let chunk = std::mem::take(&mut self.out_buf);
+        let limit = self.chunk_limit();
+        for part in chunk.chunks(limit) {
+            self.write_packet(part)?;
+        }
+        Ok(())
+    }
+
+    /// Waits up to `timeout` for more input; `Ok(None)` on timeout, `Err` once closed.
+    pub fn read_timeout(&mut self, timeout: Duration) -> io::Result<Option<Vec<u8>>> {
+        if self.read_pos < self.read_buf.len() {
+            let data = self.read_buf[self.read_pos..].to_vec();
+            self.read_buf.clear();
+            self.read_pos = 0;
+            return Ok(Some(data));
+        }
+        match self.data_rx.recv_timeout(timeout) {
+            Ok(d) => Ok(Some(d)),
+            Err(RecvTimeoutError::Timeout) => Ok(None),
+            Err(RecvTimeoutError::Disconnected) => Err(io::ErrorKind::BrokenPipe.into()),
+        }
+    }
+
+    /// Flushes, then closes the stream from the device side (CLSE) unless the host already did.
+    pub fn finish(&mut self) {
+        if self.finished {
+            return;
+        }
+        self.finished = true;
+        let _ = self.flush();
+        let removed = self
+            .transport
+            .slots
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .remove(&self.local_id);
+        if removed.is_some() {
+            self.closed.store(true, Ordering::SeqCst);
+            let _ = self.transport.send(&Packet::new(
+                A_CLSE,
+                self.local_id,
+                self.remote_id,
+                Vec::new(),
+            ));
+        }
+    }
+}
+
+impl Read for DeviceStream {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        while self.read_pos >= self.read_buf.len() {
+            match self.data_rx.recv_timeout(ACK_TIMEOUT) {
+                Ok(d) => {
+                    self.read_buf = d;
+                    self.read_pos = 0;
+                }
+                // Host closed the stream: end of input.
+                Err(RecvTimeoutError::Disconnected) => return Ok(0),
+                Err(RecvTimeoutError::Timeout) => return Err(io::ErrorKind::TimedOut.into()),
+            }
+        }
+        let n = buf.len().min(self.read_buf.len() - self.read_pos);
+        buf[..n].copy_from_slice(&self.read_buf[self.read_pos..self.read_pos + n]);
+        self.read_pos += n;
+        Ok(n)
+    }
+}

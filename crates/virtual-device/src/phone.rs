@@ -1,0 +1,604 @@
+//! The phone: a loopback listener, the services behind it, and the handle tests hold.
+
+use std::collections::BTreeMap;
+use std::fs::File;
+use std::io::{self, Read, Write};
+use std::net::{Shutdown, SocketAddr, TcpListener, TcpStream};
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::thread::JoinHandle;
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+
+use crate::commands::{self, CancelFlag, Ctx, Io, MemIo};
+use crate::connection::{self, DeviceStream, ServiceHost};
+use crate::layout;
+use crate::render::{Frame, RenderCache};
+use crate::shell;
+use crate::state::{PhoneState, now_ms};
+use crate::sync;
+
+/// How to start a phone.
+#[derive(Debug, Clone)]
+pub struct PhoneConfig {
+    /// Address to listen on. Default `127.0.0.1:0` (an ephemeral port). Ports 5555–5585 are
+    /// refused: the adb server scans them for emulators.
+    pub addr: SocketAddr,
+    /// Serial reported in the banner (`ro.serialno`); default: the listen address.
+    pub serial: Option<String>,
+    /// Also append every command record as a JSON line to this file.
+    pub log_path: Option<PathBuf>,
+    /// Initial state (default scenario when `None`).
+    pub state: Option<PhoneState>,
+}
+
+impl Default for PhoneConfig {
+    fn default() -> Self {
+        PhoneConfig {
+            addr: SocketAddr::from(([127, 0, 0, 1], 0)),
+            serial: None,
+            log_path: None,
+            state: None,
+        }
+    }
+}
+
+/// One thing the phone received: a shell/exec command line, a sync request, or a service open.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CommandRecord {
+    /// Sequence number, from 1.
+    pub seq: u64,
+    /// Milliseconds since the Unix epoch.
+    pub timestamp_ms: u64,
+    /// The service string as opened (`shell:echo hi`, `exec:screencap '-p'`, `sync:`, …).
+    pub service: String,
+    /// The command line the shell split (empty for non-shell services).
+    pub command: String,
+    /// One argv per simple command, as the shell produced it. For `sync:` requests:
+    /// `[["SEND", "/sdcard/x,33188"]]` etc.
+    pub argv: Vec<Vec<String>>,
+    /// True when the line contained unquoted metacharacters (see [`crate::shell`]); such a
+    /// line is not executed.
+    pub injection: bool,
+    /// Why it was flagged.
+    pub reasons: Vec<String>,
+    /// True when the service was refused (`CLSE(0, id)`).
+    #[serde(default)]
+    pub refused: bool,
+}
+
+struct Recording {
+    pid: u32,
+    cancel: CancelFlag,
+}
+
+/// State shared by every connection and the handle.
+pub(crate) struct Shared {
+    state: Mutex<PhoneState>,
+    log: Mutex<Vec<CommandRecord>>,
+    log_file: Option<Mutex<File>>,
+    seq: AtomicU64,
+    render: RenderCache,
+    recordings: Mutex<Vec<Recording>>,
+    next_pid: AtomicU32,
+    serial: String,
+    stopping: AtomicBool,
+    connections: Mutex<Vec<(u64, TcpStream)>>,
+}
+
+impl Shared {
+    pub(crate) fn with_state<R>(&self, f: impl FnOnce(&mut PhoneState) -> R) -> R {
+        let mut s = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        f(&mut s)
+    }
+
+    /// The current screen as a rendered frame (cached per screen state).
+    pub(crate) fn screenshot(&self) -> Arc<Frame> {
+        let (root, w, h, status, nav) = self.with_state(|s| {
+            let (w, h) = s.oriented_size();
+            let (st, nav) = layout::bars(s.display.override_density.unwrap_or(s.display.density));
+            (layout::layout(s), w, h, st, nav)
+        });
+        self.render.get(&root, w, h, status, nav)
+    }
+
+    pub(crate) fn record(&self, mut rec: CommandRecord) {
+        rec.seq = self.seq.fetch_add(1, Ordering::SeqCst) + 1;
+        rec.timestamp_ms = now_ms();
+        if let Some(f) = &self.log_file {
+            if let Ok(line) = serde_json::to_string(&rec) {
+                let mut f = f.lock().unwrap_or_else(|e| e.into_inner());
+                let _ = writeln!(f, "{line}");
+            }
+        }
+        self.log.lock().unwrap_or_else(|e| e.into_inner()).push(rec);
+    }
+
+    pub(crate) fn start_recording(&self) -> (u32, CancelFlag) {
+        let pid = self.next_pid.fetch_add(1, Ordering::SeqCst);
+        let cancel: CancelFlag = Arc::new(AtomicBool::new(false));
+        self.recordings
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .push(Recording {
+                pid,
+                cancel: cancel.clone(),
+            });
+        (pid, cancel)
+    }
+
+    pub(crate) fn end_recording(&self, pid: u32) {
+        self.recordings
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .retain(|r| r.pid != pid);
+    }
+
+    pub(crate) fn recording_pids(&self) -> Vec<u32> {
+        self.recordings
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .iter()
+            .map(|r| r.pid)
+            .collect()
+    }
+
+    pub(crate) fn cancel_recording(&self, pid: u32) -> bool {
+        let recs = self.recordings.lock().unwrap_or_else(|e| e.into_inner());
+        match recs.iter().find(|r| r.pid == pid) {
+            Some(r) => {
+                r.cancel.store(true, Ordering::SeqCst);
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// Splits, records and (unless flagged) runs one command line.
+    pub(crate) fn run_line(self: &Arc<Self>, service: &str, line: &str, io: &mut dyn Io) -> i32 {
+        let mut env = shell::default_env();
+        let parsed = shell::parse_with_env(line, &env);
+        self.record(CommandRecord {
+            seq: 0,
+            timestamp_ms: 0,
+            service: service.to_string(),
+            command: line.to_string(),
+            argv: parsed.argvs(),
+            injection: parsed.injection,
+            reasons: parsed.reasons.clone(),
+            refused: false,
+        });
+        if parsed.injection {
+            // Never executed: the state cannot change through an injected line.
+            return 1;
+        }
+        if let Some(e) = &parsed.error {
+            let _ = io.out(format!("/system/bin/sh: {e}\n").as_bytes());
+            return 2;
+        }
+        let mut status = 0;
+        for cmd in &parsed.commands {
+            let mut ctx = Ctx {
+                phone: self,
+                io: &mut *io,
+                env: &mut env,
+                drop_stdout: cmd.redirects.iter().any(|r| {
+                    matches!(r.fd, None | Some(1))
+                        && r.op.starts_with('>')
+                        && r.target == "/dev/null"
+                }),
+                drop_stderr: cmd
+                    .redirects
+                    .iter()
+                    .any(|r| r.fd == Some(2) && r.op.starts_with('>') && r.target == "/dev/null"),
+            };
+            status = match commands::run(&mut ctx, &cmd.argv) {
+                Ok(s) => s,
+                Err(_) => return 1,
+            };
+        }
+        status
+    }
+
+    fn banner(&self) -> String {
+        self.with_state(|s| {
+            let p = |k: &str| s.props.get(k).cloned().unwrap_or_default();
+            format!(
+                "device::ro.product.name={};ro.product.model={};ro.product.device={};features=",
+                p("ro.product.name"),
+                p("ro.product.model"),
+                p("ro.product.device")
+            )
+        })
+    }
+}
+
+/// [`Io`] over an adb stream.
+struct StreamIo<'a>(&'a mut DeviceStream);
+
+impl Io for StreamIo<'_> {
+    fn out(&mut self, data: &[u8]) -> io::Result<()> {
+        self.0.write(data)
+    }
+    fn flush(&mut self) -> io::Result<()> {
+        self.0.flush()
+    }
+    fn read_input(&mut self, timeout: Duration) -> io::Result<Option<Vec<u8>>> {
+        self.0.read_timeout(timeout)
+    }
+    fn closed(&self) -> bool {
+        self.0.is_closed()
+    }
+}
+
+struct Host(Arc<Shared>);
+
+impl ServiceHost for Host {
+    fn banner(&self) -> String {
+        self.0.banner()
+    }
+
+    fn accepts(&self, service: &str) -> bool {
+        service.starts_with("shell:")
+            || service.starts_with("exec:")
+            || service == "sync:"
+            || service == "framebuffer:"
+    }
+
+    fn refused(&self, service: &str) {
+        self.0.record(CommandRecord {
+            seq: 0,
+            timestamp_ms: 0,
+            service: service.to_string(),
+            command: String::new(),
+            argv: Vec::new(),
+            injection: false,
+            reasons: Vec::new(),
+            refused: true,
+        });
+    }
+
+    fn run(&self, service: String, stream: &mut DeviceStream) {
+        let phone = &self.0;
+        if let Some(cmd) = service.strip_prefix("shell:") {
+            if cmd.is_empty() {
+                interactive(phone, &service, stream);
+            } else {
+                phone.run_line(&service, cmd, &mut StreamIo(stream));
+            }
+        } else if let Some(cmd) = service.strip_prefix("exec:") {
+            phone.run_line(&service, cmd, &mut StreamIo(stream));
+        } else if service == "sync:" {
+            if let Err(e) = sync::serve(phone, stream) {
+                let _ = e;
+            }
+        } else if service == "framebuffer:" {
+            phone.record(CommandRecord {
+                seq: 0,
+                timestamp_ms: 0,
+                service: service.clone(),
+                command: String::new(),
+                argv: Vec::new(),
+                injection: false,
+                reasons: Vec::new(),
+                refused: false,
+            });
+            let frame = phone.screenshot();
+            let _ = framebuffer(&frame, stream);
+        }
+    }
+}
+
+/// `framebuffer:` — the v1 header (what `adb_client` parses), then RGBA pixels.
+fn framebuffer(frame: &Frame, stream: &mut DeviceStream) -> io::Result<()> {
+    let size = frame.rgba.len() as u32;
+    let mut header = Vec::with_capacity(52);
+    // version, bpp, size, width, height, red offset/len, blue offset/len, green offset/len,
+    // alpha offset/len (the field order of adb's fbinfo).
+    for v in [
+        1u32,
+        32,
+        size,
+        frame.width,
+        frame.height,
+        0,
+        8,
+        16,
+        8,
+        8,
+        8,
+        24,
+        8,
+    ] {
+        header.extend_from_slice(&v.to_le_bytes());
+    }
+    stream.write(&header)?;
+    stream.write(&frame.rgba)?;
+    stream.flush()
+}
+
+/// `shell:` with no command: a line-at-a-time shell without a prompt.
+fn interactive(phone: &Arc<Shared>, service: &str, stream: &mut DeviceStream) {
+    let mut pending = Vec::new();
+    loop {
+        match stream.read_timeout(Duration::from_secs(600)) {
+            Ok(Some(data)) => {
+                pending.extend_from_slice(&data);
+                while let Some(i) = pending.iter().position(|&b| b == b'\n' || b == b'\r') {
+                    let line: Vec<u8> = pending.drain(..=i).collect();
+                    let line = String::from_utf8_lossy(&line[..line.len() - 1]).into_owned();
+                    if line.trim() == "exit" {
+                        return;
+                    }
+                    if !line.trim().is_empty() {
+                        phone.run_line(service, &line, &mut StreamIo(stream));
+                        let _ = stream.flush();
+                    }
+                }
+            }
+            Ok(None) | Err(_) => return,
+        }
+    }
+}
+
+/// Starts phones.
+pub struct VirtualPhone;
+
+impl VirtualPhone {
+    /// Binds the listener and starts serving on background threads.
+    pub fn start(config: PhoneConfig) -> io::Result<PhoneHandle> {
+        if (5555..=5585).contains(&config.addr.port()) {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidInput,
+                "ports 5555-5585 are scanned by the adb server for emulators; use another port",
+            ));
+        }
+        let listener = TcpListener::bind(config.addr)?;
+        let addr = listener.local_addr()?;
+        let serial = config
+            .serial
+            .clone()
+            .unwrap_or_else(|| format!("{}:{}", addr.ip(), addr.port()));
+        let mut state = config.state.clone().unwrap_or_default();
+        state.props.insert("ro.serialno".into(), serial.clone());
+        let log_file = match &config.log_path {
+            Some(p) => Some(Mutex::new(
+                File::options().create(true).append(true).open(p)?,
+            )),
+            None => None,
+        };
+        let shared = Arc::new(Shared {
+            state: Mutex::new(state),
+            log: Mutex::new(Vec::new()),
+            log_file,
+            seq: AtomicU64::new(0),
+            render: RenderCache::default(),
+            recordings: Mutex::new(Vec::new()),
+            next_pid: AtomicU32::new(23_001),
+            serial: serial.clone(),
+            stopping: AtomicBool::new(false),
+            connections: Mutex::new(Vec::new()),
+        });
+        let accept_shared = shared.clone();
+        let accept = std::thread::Builder::new()
+            .name("vdev-accept".into())
+            .spawn(move || accept_loop(listener, accept_shared))?;
+        Ok(PhoneHandle {
+            shared,
+            addr,
+            accept: Some(accept),
+        })
+    }
+}
+
+fn accept_loop(listener: TcpListener, shared: Arc<Shared>) {
+    let mut next_conn = 0u64;
+    for conn in listener.incoming() {
+        if shared.stopping.load(Ordering::SeqCst) {
+            break;
+        }
+        let Ok(socket) = conn else { continue };
+        next_conn += 1;
+        let id = next_conn;
+        if let Ok(clone) = socket.try_clone() {
+            shared
+                .connections
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .push((id, clone));
+        }
+        let host = Arc::new(Host(shared.clone()));
+        let shared2 = shared.clone();
+        let _ = std::thread::Builder::new()
+            .name(format!("vdev-conn-{id}"))
+            .spawn(move || {
+                let _ = connection::serve(socket, host);
+                shared2
+                    .connections
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .retain(|(i, _)| *i != id);
+            });
+    }
+}
+
+/// A running phone. Dropping it (or [`PhoneHandle::stop`]) closes the listener and every
+/// connection, so the adb server sees the device go offline.
+pub struct PhoneHandle {
+    shared: Arc<Shared>,
+    addr: SocketAddr,
+    accept: Option<JoinHandle<()>>,
+}
+
+impl PhoneHandle {
+    /// The listening address (127.0.0.1:PORT).
+    pub fn addr(&self) -> SocketAddr {
+        self.addr
+    }
+
+    /// The serial adb shows after `adb connect`: `127.0.0.1:PORT`.
+    pub fn serial(&self) -> String {
+        format!("{}:{}", self.addr.ip(), self.addr.port())
+    }
+
+    /// The serial in the banner / `ro.serialno` (same as [`serial`](Self::serial) unless configured).
+    pub fn device_serial(&self) -> String {
+        self.shared.serial.clone()
+    }
+
+    /// Everything received so far, oldest first.
+    pub fn commands(&self) -> Vec<CommandRecord> {
+        self.shared
+            .log
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone()
+    }
+
+    /// Shell/exec records only (no sync requests, framebuffer or refused opens).
+    pub fn shell_commands(&self) -> Vec<CommandRecord> {
+        self.commands()
+            .into_iter()
+            .filter(|r| r.service.starts_with("shell:") || r.service.starts_with("exec:"))
+            .collect()
+    }
+
+    /// Records flagged as injection attempts.
+    pub fn injections(&self) -> Vec<CommandRecord> {
+        self.commands()
+            .into_iter()
+            .filter(|r| r.injection)
+            .collect()
+    }
+
+    /// Forgets the in-process log (the `--log` file is kept).
+    pub fn clear_log(&self) {
+        self.shared
+            .log
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clear();
+    }
+
+    /// A snapshot of the state.
+    pub fn state(&self) -> PhoneState {
+        self.shared.with_state(|s| s.clone())
+    }
+
+    /// Edits the state in place.
+    pub fn update_state(&self, f: impl FnOnce(&mut PhoneState)) {
+        self.shared.with_state(f)
+    }
+
+    /// Runs a command line in-process as if it came as `shell:LINE` (recorded like one);
+    /// returns its output.
+    pub fn shell(&self, line: &str) -> String {
+        let mut io = MemIo::default();
+        self.shared
+            .run_line(&format!("shell:{line}"), line, &mut io);
+        String::from_utf8_lossy(&io.output).into_owned()
+    }
+
+    /// The current `uiautomator dump` XML.
+    pub fn ui_dump(&self) -> String {
+        self.shared
+            .with_state(|s| crate::uixml::dump(&layout::layout(s), s.rotation()))
+    }
+
+    /// Centre of the first on-screen element whose text or content-desc equals `label`.
+    pub fn element_center(&self, label: &str) -> Option<(i32, i32)> {
+        self.shared.with_state(|s| {
+            let root = layout::layout(s);
+            let mut found = None;
+            root.walk(&mut |n| {
+                if found.is_none()
+                    && n.element.is_some()
+                    && (n.text == label || n.content_desc == label)
+                {
+                    found = Some(n.center());
+                }
+            });
+            found
+        })
+    }
+
+    /// The current screen as PNG bytes.
+    pub fn screenshot_png(&self) -> Vec<u8> {
+        self.shared.screenshot().png().to_vec()
+    }
+
+    /// Files under a path prefix (for assertions).
+    pub fn file(&self, path: &str) -> Option<Vec<u8>> {
+        let p = commands::normalize(path);
+        self.shared
+            .with_state(|s| s.files.get(&p).map(|f| f.data.clone()))
+    }
+
+    /// Stops serving: closes the listener and every connection, and waits for the accept thread.
+    pub fn stop(mut self) {
+        self.shutdown();
+    }
+
+    fn shutdown(&mut self) {
+        if self.shared.stopping.swap(true, Ordering::SeqCst) {
+            return;
+        }
+        // Wake the accept loop.
+        let _ = TcpStream::connect_timeout(&self.addr, Duration::from_secs(1));
+        if let Some(t) = self.accept.take() {
+            let _ = t.join();
+        }
+        for (_, c) in self
+            .shared
+            .connections
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .drain(..)
+        {
+            let _ = c.shutdown(Shutdown::Both);
+        }
+        // Release screenrecords so their threads end.
+        for r in self
+            .shared
+            .recordings
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .iter()
+        {
+            r.cancel.store(true, Ordering::SeqCst);
+        }
+    }
+}
+
+impl Drop for PhoneHandle {
+    fn drop(&mut self) {
+        self.shutdown();
+    }
+}
+
+/// Loads a scenario: a JSON [`PhoneState`] (fields left out take the default scenario's values).
+pub fn load_state(path: &std::path::Path) -> io::Result<PhoneState> {
+    let mut text = String::new();
+    File::open(path)?.read_to_string(&mut text)?;
+    let partial: serde_json::Value =
+        serde_json::from_str(&text).map_err(|e| io::Error::new(io::ErrorKind::InvalidData, e))?;
+    let mut base = serde_json::to_value(PhoneState::default()).map_err(io::Error::other)?;
+    if let (Some(b), Some(p)) = (base.as_object_mut(), partial.as_object()) {
+        for (k, v) in p {
+            b.insert(k.clone(), v.clone());
+        }
+    }
+    let mut state: PhoneState =
+        serde_json::from_value(base).map_err(|e| io::Error::new(io::ErrorKind::InvalidData, e))?;
+    crate::scenario::refresh_launcher(&mut state);
+    Ok(state)
+}
+
+#[allow(dead_code)]
+fn _assert_send_sync() {
+    fn f<T: Send + Sync>() {}
+    f::<Shared>();
+    let _: BTreeMap<(), ()> = BTreeMap::new();
+}
