@@ -96,7 +96,7 @@ fn phrase(rng: &mut Lcg, density: Density) -> String {
     let mut words: Vec<&str> = (0..3).map(|_| rng.pick(WORDS)).collect();
     let with_term = match density {
         Density::None => false,
-        Density::Realistic => rng.next() % 20 == 0,
+        Density::Realistic => rng.next().is_multiple_of(20),
         Density::Dense => true,
     };
     if with_term {
@@ -111,7 +111,7 @@ fn phrase(rng: &mut Lcg, density: Density) -> String {
 fn package(rng: &mut Lcg, density: Density, i: usize) -> String {
     let vendor = match density {
         Density::None => "example",
-        Density::Realistic if rng.next() % 20 != 0 => "example",
+        Density::Realistic if !rng.next().is_multiple_of(20) => "example",
         _ => rng.pick(&["taobao", "alibaba", "eg.android.AlipayGphone", "qwen"]),
     };
     format!("com.{vendor}.app{i}")
