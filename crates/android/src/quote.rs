@@ -11,7 +11,8 @@ use std::borrow::Cow;
 use mobile_device::{DeviceError, Result};
 
 fn is_safe(c: char) -> bool {
-    c.is_ascii_alphanumeric() || matches!(c, '_' | '@' | '%' | '+' | '=' | ':' | ',' | '.' | '/' | '-')
+    c.is_ascii_alphanumeric()
+        || matches!(c, '_' | '@' | '%' | '+' | '=' | ':' | ',' | '.' | '/' | '-')
 }
 
 /// Quotes one argument for the device shell.
@@ -112,8 +113,8 @@ pub(crate) fn split_words(line: &str) -> std::result::Result<Vec<String>, String
                 }
             }
             '"' => return Err("double quotes are never produced by the quoter".into()),
-            ';' | '|' | '&' | '<' | '>' | '(' | ')' | '$' | '`' | '\n' | '*' | '?' | '['
-            | ']' | '{' | '}' | '~' | '#' | '!' => {
+            ';' | '|' | '&' | '<' | '>' | '(' | ')' | '$' | '`' | '\n' | '*' | '?' | '[' | ']'
+            | '{' | '}' | '~' | '#' | '!' => {
                 return Err(format!("unquoted shell syntax {c:?}"));
             }
             c => {
@@ -162,11 +163,31 @@ mod tests {
     fn hostile_inputs_round_trip() {
         let long = "x'; $(id) `id` \n".repeat(700);
         for s in [
-            ";", "$(reboot)", "`id`", "'", "\"", "a\nb", "a b", "%s", "ünï €", "\\", "'\\''",
-            "-n", "*", "~", "#x", "!!", "a\tb", &long,
+            ";",
+            "$(reboot)",
+            "`id`",
+            "'",
+            "\"",
+            "a\nb",
+            "a b",
+            "%s",
+            "ünï €",
+            "\\",
+            "'\\''",
+            "-n",
+            "*",
+            "~",
+            "#x",
+            "!!",
+            "a\tb",
+            &long,
         ] {
             let line = command(&["echo", s]).unwrap();
-            assert_eq!(split_words(&line).unwrap(), vec!["echo".to_string(), s.to_string()], "{s:?}");
+            assert_eq!(
+                split_words(&line).unwrap(),
+                vec!["echo".to_string(), s.to_string()],
+                "{s:?}"
+            );
         }
     }
 

@@ -51,10 +51,11 @@ pub fn parse_launcher_apps(text: &str) -> Vec<App> {
                 let pkg = pkg.clone();
                 push(&pkg, Some(label), &mut apps);
             }
-        } else if !t.contains('=') && !t.contains(' ') {
-            if let Some((pkg, _)) = t.split_once('/') {
-                push(pkg, None, &mut apps);
-            }
+        } else if !t.contains('=')
+            && !t.contains(' ')
+            && let Some((pkg, _)) = t.split_once('/')
+        {
+            push(pkg, None, &mut apps);
         }
     }
     apps
@@ -71,7 +72,9 @@ pub fn parse_resolve_activity(text: &str) -> Option<String> {
     let ok = !pkg.is_empty()
         && !act.is_empty()
         && !last.contains(' ')
-        && pkg.chars().all(|c| c.is_ascii_alphanumeric() || c == '.' || c == '_');
+        && pkg
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '.' || c == '_');
     ok.then(|| last.to_string())
 }
 
@@ -81,8 +84,13 @@ mod tests {
 
     #[test]
     fn launcher_apps_from_capture() {
-        let apps = parse_launcher_apps(include_str!("../../../../fixtures/android/parser-query-activities.txt"));
-        let names: Vec<_> = apps.iter().map(|a| (a.package_name.as_str(), a.app_name.as_str())).collect();
+        let apps = parse_launcher_apps(include_str!(
+            "../../../../fixtures/android/parser-query-activities.txt"
+        ));
+        let names: Vec<_> = apps
+            .iter()
+            .map(|a| (a.package_name.as_str(), a.app_name.as_str()))
+            .collect();
         assert_eq!(
             names,
             vec![
@@ -92,14 +100,18 @@ mod tests {
             ]
         );
         assert!(parse_launcher_apps("").is_empty());
-        let brief = parse_launcher_apps("priority=0 preferredOrder=0\ncom.a/.Main\ncom.b/com.b.X\n");
+        let brief =
+            parse_launcher_apps("priority=0 preferredOrder=0\ncom.a/.Main\ncom.b/com.b.X\n");
         assert_eq!(brief.len(), 2);
     }
 
     #[test]
     fn resolve_activity() {
         assert_eq!(
-            parse_resolve_activity(include_str!("../../../../fixtures/android/parser-resolve-activity.txt")).as_deref(),
+            parse_resolve_activity(include_str!(
+                "../../../../fixtures/android/parser-resolve-activity.txt"
+            ))
+            .as_deref(),
             Some("com.android.settings/.Settings")
         );
         assert_eq!(parse_resolve_activity("No activity found\n"), None);

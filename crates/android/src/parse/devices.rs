@@ -74,7 +74,9 @@ pub fn state_hint(raw_state: &str) -> Option<String> {
         "unauthorized" => {
             "Unlock the phone and accept the \"Allow USB debugging\" prompt, then list devices again"
         }
-        "authorizing" | "connecting" => "The device is still connecting; list devices again in a few seconds",
+        "authorizing" | "connecting" => {
+            "The device is still connecting; list devices again in a few seconds"
+        }
         "offline" => {
             "The device does not answer: reconnect its cable (or run `adb reconnect offline`); a network device may need `adb connect HOST:PORT` again"
         }
@@ -103,7 +105,11 @@ mod tests {
         assert_eq!(d[0].state, DeviceState::Online);
         assert_eq!(d[0].model.as_deref(), Some("sdk gphone64 x86 64"));
         assert_eq!(d[1].state, DeviceState::Unauthorized);
-        assert!(state_hint(&d[1].raw_state).unwrap().contains("Allow USB debugging"));
+        assert!(
+            state_hint(&d[1].raw_state)
+                .unwrap()
+                .contains("Allow USB debugging")
+        );
         assert_eq!(d[2].serial, "192.168.1.20:5555");
         assert_eq!(d[2].state, DeviceState::Offline);
         assert_eq!(d[3].state, DeviceState::Other("no permissions".into()));
@@ -115,6 +121,9 @@ mod tests {
     #[test]
     fn empty_and_noise() {
         assert!(parse_devices_l("").is_empty());
-        assert!(parse_devices_l("* daemon started successfully\nList of devices attached\n\n").is_empty());
+        assert!(
+            parse_devices_l("* daemon started successfully\nList of devices attached\n\n")
+                .is_empty()
+        );
     }
 }

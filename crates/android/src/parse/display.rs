@@ -64,10 +64,16 @@ mod tests {
 
     #[test]
     fn override_wins() {
-        let s = parse_wm(include_str!("../../../../fixtures/android/parser-wm-size-density-override.txt")).unwrap();
+        let s = parse_wm(include_str!(
+            "../../../../fixtures/android/parser-wm-size-density-override.txt"
+        ))
+        .unwrap();
         assert_eq!((s.width, s.height, s.density), (720, 1600, Some(320)));
         assert_eq!(s.scale, 2.0);
-        let s = parse_wm(include_str!("../../../../fixtures/android/parser-wm-size-density.txt")).unwrap();
+        let s = parse_wm(include_str!(
+            "../../../../fixtures/android/parser-wm-size-density.txt"
+        ))
+        .unwrap();
         assert_eq!((s.width, s.height, s.density), (1080, 2400, Some(420)));
         assert_eq!(s.scale, 2.625);
         assert!(parse_wm("cmd: Can't find service: window").is_none());
@@ -85,8 +91,40 @@ mod tests {
 
     #[test]
     fn display_ids() {
-        let ids = parse_display_ids(include_str!("../../../../fixtures/android/parser-surfaceflinger-display-id.txt"));
+        let ids = parse_display_ids(include_str!(
+            "../../../../fixtures/android/parser-surfaceflinger-display-id.txt"
+        ));
         assert_eq!(ids, vec!["4619827259835644672", "4619827551948147201"]);
         assert!(parse_display_ids("").is_empty());
+    }
+}
+
+/// The SurfaceFlinger id of the first display that is on, from `cmd display
+/// get-displays` (one `DisplayInfo{…}` per line with `uniqueId "local:ID"` and
+/// `state ON|OFF`), restricted to `known` ids.
+pub fn active_display(text: &str, known: &[String]) -> Option<String> {
+    super::lines(text).find_map(|l| {
+        let (_, rest) = l.split_once("uniqueId \"local:")?;
+        let id: String = rest.chars().take_while(|c| c.is_ascii_digit()).collect();
+        let on = l.contains("state ON");
+        (on && known.contains(&id)).then_some(id)
+    })
+}
+
+#[cfg(test)]
+mod active_tests {
+    use super::*;
+
+    #[test]
+    fn first_display_that_is_on() {
+        let text = include_str!("../../../../fixtures/android/parser-display-get-displays.txt");
+        let known = parse_display_ids(include_str!(
+            "../../../../fixtures/android/parser-surfaceflinger-display-id.txt"
+        ));
+        assert_eq!(
+            active_display(text, &known).as_deref(),
+            Some("4619827551948147201")
+        );
+        assert_eq!(active_display("", &known), None);
     }
 }

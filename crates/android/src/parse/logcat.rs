@@ -142,10 +142,10 @@ pub fn parse_crashes(text: &str) -> Vec<CrashReport> {
         let Some(o) = open.as_mut() else { continue };
         if let Some(p) = msg.strip_prefix("Process: ") {
             o.report.crash.process_name = p.split(',').next().unwrap_or(p).trim().to_string();
-        } else if let Some((_, r)) = msg.split_once(">>> ") {
-            if let Some((name, _)) = r.split_once(" <<<") {
-                o.report.crash.process_name = name.trim().to_string();
-            }
+        } else if let Some((_, r)) = msg.split_once(">>> ")
+            && let Some((name, _)) = r.split_once(" <<<")
+        {
+            o.report.crash.process_name = name.trim().to_string();
         }
         o.report.text.push_str(line);
         o.report.text.push('\n');
@@ -167,7 +167,9 @@ mod tests {
 
     #[test]
     fn threadtime_lines() {
-        let es = parse_threadtime(include_str!("../../../../fixtures/android/parser-logcat-threadtime.txt"));
+        let es = parse_threadtime(include_str!(
+            "../../../../fixtures/android/parser-logcat-threadtime.txt"
+        ));
         assert_eq!(es.len(), 6);
         assert_eq!(es[0].tag.as_deref(), Some("ActivityManager"));
         assert_eq!(es[0].pid, Some(1523));
@@ -184,8 +186,13 @@ mod tests {
 
     #[test]
     fn crash_buffer_groups() {
-        let cs = parse_crashes(include_str!("../../../../fixtures/android/parser-logcat-crash.txt"));
-        let heads: Vec<_> = cs.iter().map(|c| (c.crash.id.as_str(), c.crash.process_name.as_str())).collect();
+        let cs = parse_crashes(include_str!(
+            "../../../../fixtures/android/parser-logcat-crash.txt"
+        ));
+        let heads: Vec<_> = cs
+            .iter()
+            .map(|c| (c.crash.id.as_str(), c.crash.process_name.as_str()))
+            .collect();
         assert_eq!(
             heads,
             vec![
@@ -196,7 +203,11 @@ mod tests {
             ]
         );
         assert_eq!(cs[0].text.lines().count(), 6);
-        assert!(cs[0].text.contains("Caused by: java.lang.NullPointerException"));
+        assert!(
+            cs[0]
+                .text
+                .contains("Caused by: java.lang.NullPointerException")
+        );
         assert_eq!(cs[2].text.lines().count(), 7);
         assert!(parse_crashes("").is_empty());
     }

@@ -62,8 +62,14 @@ mod tests {
     #[test]
     fn parses_the_capture() {
         let p = parse_getprop(FIXTURE);
-        assert_eq!(p.get("ro.product.model").map(String::as_str), Some("sdk_gphone64_x86_64"));
-        assert_eq!(p.get("ro.build.version.release").map(String::as_str), Some("14"));
+        assert_eq!(
+            p.get("ro.product.model").map(String::as_str),
+            Some("sdk_gphone64_x86_64")
+        );
+        assert_eq!(
+            p.get("ro.build.version.release").map(String::as_str),
+            Some("14")
+        );
         assert_eq!(p.get("ro.boot.qemu").map(String::as_str), Some("1"));
         assert_eq!(p.get("persist.sys.empty").map(String::as_str), Some(""));
         let info = prop_info("192.168.1.5:5555", &p);

@@ -31,7 +31,10 @@ pub fn parse_raw(mut bytes: Vec<u8>) -> Option<Screenshot> {
         }
     }
     Some(Screenshot {
-        format: CaptureFormat::Rgba8 { width: w, height: h },
+        format: CaptureFormat::Rgba8 {
+            width: w,
+            height: h,
+        },
         bytes,
     })
 }
@@ -56,7 +59,13 @@ mod tests {
     fn both_header_layouts() {
         for ds in [false, true] {
             let s = parse_raw(raw(3, 2, 1, ds)).unwrap();
-            assert_eq!(s.format, CaptureFormat::Rgba8 { width: 3, height: 2 });
+            assert_eq!(
+                s.format,
+                CaptureFormat::Rgba8 {
+                    width: 3,
+                    height: 2
+                }
+            );
             assert_eq!(s.bytes.len(), 24);
         }
         let s = parse_raw(raw(1, 1, 2, true)).unwrap();

@@ -43,7 +43,9 @@ pub fn extract_xml(output: &str) -> Result<&str, DumpError> {
         // `<hierarchy rotation="0" />`: an empty screen.
         i + 2
     } else {
-        return Err(DumpError::Invalid("the dump ends before </hierarchy>".into()));
+        return Err(DumpError::Invalid(
+            "the dump ends before </hierarchy>".into(),
+        ));
     };
     Ok(&rest[..end])
 }
@@ -51,7 +53,7 @@ pub fn extract_xml(output: &str) -> Result<&str, DumpError> {
 /// `[x1,y1][x2,y2]` to a rectangle.
 pub fn parse_bounds(s: &str) -> Option<Rect> {
     let nums: Vec<i32> = s
-        .split(|c: char| c == '[' || c == ']' || c == ',')
+        .split(['[', ']', ','])
         .filter(|p| !p.is_empty())
         .map(|p| p.trim().parse().ok())
         .collect::<Option<_>>()?;
@@ -86,7 +88,13 @@ pub fn parse_elements(xml: &str) -> Result<Vec<Element>, DumpError> {
         let id = attr(&n, "resource-id");
         let checkable = flag(&n, "checkable");
         let clickable = flag(&n, "clickable");
-        if text.is_none() && desc.is_none() && hint.is_none() && id.is_none() && !checkable && !clickable {
+        if text.is_none()
+            && desc.is_none()
+            && hint.is_none()
+            && id.is_none()
+            && !checkable
+            && !clickable
+        {
             continue;
         }
         let Some(rect) = n.attribute("bounds").and_then(parse_bounds) else {
@@ -127,21 +135,53 @@ mod tests {
         let els = parse_elements(extract_xml(&out).unwrap()).unwrap();
         assert_eq!(els.len(), 18);
         assert_eq!(els[0].reference, "@e1");
-        assert_eq!(els[0].identifier.as_deref(), Some("com.balsdon.accessibilityDeveloperService:id/action_bar_root"));
+        assert_eq!(
+            els[0].identifier.as_deref(),
+            Some("com.balsdon.accessibilityDeveloperService:id/action_bar_root")
+        );
         assert_eq!(els[3].text.as_deref(), Some("Accessibility Broadcast Dev"));
-        assert_eq!(els[3].rect, Rect { x: 44, y: 185, width: 703, height: 74 });
+        assert_eq!(
+            els[3].rect,
+            Rect {
+                x: 44,
+                y: 185,
+                width: 703,
+                height: 74
+            }
+        );
         let prev = &els[7];
-        assert_eq!((prev.reference.as_str(), prev.text.as_deref()), ("@e8", Some("PREV")));
+        assert_eq!(
+            (prev.reference.as_str(), prev.text.as_deref()),
+            ("@e8", Some("PREV"))
+        );
         assert!(prev.states.clickable);
-        assert_eq!(els[9].label.as_deref(), Some("Decrease accessibility volume"));
-        assert_eq!(els[15].text.as_deref().map(|t| t.starts_with("Run\nadb shell")), Some(true));
-        assert!(els.iter().all(|e| e.text.as_deref() != Some("Heading 3")), "zero bounds dropped");
-        assert_eq!(els[17].identifier.as_deref(), Some("android:id/statusBarBackground"));
+        assert_eq!(
+            els[9].label.as_deref(),
+            Some("Decrease accessibility volume")
+        );
+        assert_eq!(
+            els[15]
+                .text
+                .as_deref()
+                .map(|t| t.starts_with("Run\nadb shell")),
+            Some(true)
+        );
+        assert!(
+            els.iter().all(|e| e.text.as_deref() != Some("Heading 3")),
+            "zero bounds dropped"
+        );
+        assert_eq!(
+            els[17].identifier.as_deref(),
+            Some("android:id/statusBarBackground")
+        );
     }
 
     #[test]
     fn nested_states_entities_and_hints() {
-        let els = parse_elements(include_str!("../../../../fixtures/android/parser-uiautomator-nested.xml")).unwrap();
+        let els = parse_elements(include_str!(
+            "../../../../fixtures/android/parser-uiautomator-nested.xml"
+        ))
+        .unwrap();
         assert_eq!(els.len(), 3);
         let cb = &els[0];
         assert_eq!(cb.element_type, "android.widget.CheckBox");
@@ -154,15 +194,35 @@ mod tests {
     #[test]
     fn empty_tree_and_failures() {
         let xml = include_str!("../../../../fixtures/android/parser-uiautomator-empty.xml");
-        assert!(parse_elements(extract_xml(xml).unwrap()).unwrap().is_empty());
+        assert!(
+            parse_elements(extract_xml(xml).unwrap())
+                .unwrap()
+                .is_empty()
+        );
         assert_eq!(
             extract_xml("ERROR: null root node returned by UiTestAutomationBridge.\n"),
-            Err(DumpError::Transient("null root node returned by UiTestAutomationBridge".into()))
+            Err(DumpError::Transient(
+                "null root node returned by UiTestAutomationBridge".into()
+            ))
         );
-        assert!(matches!(extract_xml("ERROR: could not get idle state."), Err(DumpError::Transient(_))));
+        assert!(matches!(
+            extract_xml("ERROR: could not get idle state."),
+            Err(DumpError::Transient(_))
+        ));
         assert!(matches!(extract_xml("Killed"), Err(DumpError::NoXml(_))));
-        assert!(matches!(parse_elements("<hierarchy><node"), Err(DumpError::Invalid(_))));
-        assert_eq!(parse_bounds("[1,2][3,4]"), Some(Rect { x: 1, y: 2, width: 2, height: 2 }));
+        assert!(matches!(
+            parse_elements("<hierarchy><node"),
+            Err(DumpError::Invalid(_))
+        ));
+        assert_eq!(
+            parse_bounds("[1,2][3,4]"),
+            Some(Rect {
+                x: 1,
+                y: 2,
+                width: 2,
+                height: 2
+            })
+        );
         assert_eq!(parse_bounds("junk"), None);
     }
 }

@@ -13,7 +13,9 @@ fn component_in(line: &str) -> Option<ForegroundApp> {
         };
         let pkg_ok = !pkg.is_empty()
             && pkg.contains('.')
-            && pkg.chars().all(|c| c.is_ascii_alphanumeric() || c == '.' || c == '_');
+            && pkg
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || c == '.' || c == '_');
         if !pkg_ok || act.is_empty() {
             continue;
         }
@@ -54,16 +56,28 @@ mod tests {
 
     #[test]
     fn focused_window() {
-        let app = parse_focus(include_str!("../../../../fixtures/android/parser-dumpsys-window-focus.txt")).unwrap();
+        let app = parse_focus(include_str!(
+            "../../../../fixtures/android/parser-dumpsys-window-focus.txt"
+        ))
+        .unwrap();
         assert_eq!(app.package_name, "com.android.settings");
-        assert_eq!(app.activity.as_deref(), Some("com.android.settings.Settings"));
+        assert_eq!(
+            app.activity.as_deref(),
+            Some("com.android.settings.Settings")
+        );
     }
 
     #[test]
     fn system_window_falls_back_to_focused_app() {
-        let app = parse_focus(include_str!("../../../../fixtures/android/parser-dumpsys-window-statusbar.txt")).unwrap();
+        let app = parse_focus(include_str!(
+            "../../../../fixtures/android/parser-dumpsys-window-statusbar.txt"
+        ))
+        .unwrap();
         assert_eq!(app.package_name, "longbin.helloworld");
-        assert_eq!(app.activity.as_deref(), Some("longbin.helloworld.HelloWorldActivity"));
+        assert_eq!(
+            app.activity.as_deref(),
+            Some("longbin.helloworld.HelloWorldActivity")
+        );
         assert_eq!(parse_focus("mCurrentFocus=null\n"), None);
     }
 }

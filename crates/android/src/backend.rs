@@ -1,0 +1,429 @@
+//! `AndroidBackend`: lists the devices of every configured adb server (or the one
+//! direct adbd) and opens them.
+//!
+//! Ids: devices of the first server keep their adb serial (`emulator-5554`); devices of
+//! any further server are named `HOST:PORT/SERIAL` (`10.0.0.7:5037/emulator-5554`), so
+//! two servers that each see an `emulator-5554` still give distinct ids. A direct device
+//! is named by its address (`127.0.0.1:15555`).
+
+use std::collections::HashMap;
+use std::net::SocketAddrV4;
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use async_trait::async_trait;
+use mobile_device::{
+    Device, DeviceBackend, DeviceError, DeviceInfo, DeviceKind, DeviceState, Discovery, Platform,
+    Result,
+};
+
+use crate::config::{AndroidConfig, find_adb};
+use crate::device::{AndroidDevice, into_dyn};
+use crate::host::{self, HostError};
+use crate::parse;
+use crate::quote::command;
+use crate::transport::{DirectLink, Link, run};
+
+/// How long a device listing waits for one server, and for one device's properties.
+const LIST_TIMEOUT: Duration = Duration::from_secs(5);
+/// How long `adb -P PORT start-server` may take.
+const START_TIMEOUT: Duration = Duration::from_secs(20);
+/// Do not retry starting a server more often than this.
+const START_RETRY: Duration = Duration::from_secs(30);
+
+enum Mode {
+    Servers(AndroidConfig),
+    Direct {
+        addr: SocketAddrV4,
+        link: Arc<DirectLink>,
+        config: AndroidConfig,
+    },
+}
+
+/// The Android device source.
+pub struct AndroidBackend {
+    mode: Mode,
+    last_start: Mutex<Option<Instant>>,
+}
+
+impl AndroidBackend {
+    /// Devices of the adb servers in `config`.
+    pub fn new(config: AndroidConfig) -> Self {
+        AndroidBackend {
+            mode: Mode::Servers(config),
+            last_start: Mutex::new(None),
+        }
+    }
+
+    /// One device reached directly over TCP (an adbd, such as the virtual phone), with
+    /// no adb server in between.
+    pub fn direct(addr: SocketAddrV4) -> Self {
+        AndroidBackend {
+            mode: Mode::Direct {
+                addr,
+                link: Arc::new(DirectLink::new(addr)),
+                config: AndroidConfig::default(),
+            },
+            last_start: Mutex::new(None),
+        }
+    }
+
+    fn config(&self) -> &AndroidConfig {
+        match &self.mode {
+            Mode::Servers(c) => c,
+            Mode::Direct { config, .. } => config,
+        }
+    }
+
+    /// Maps a listing id back to its server and serial.
+    fn locate(&self, id: &str) -> Option<(SocketAddrV4, String)> {
+        let Mode::Servers(cfg) = &self.mode else {
+            return None;
+        };
+        if let Some((prefix, serial)) = id.split_once('/')
+            && let Ok(addr) = prefix.parse::<SocketAddrV4>()
+            && cfg.servers.iter().skip(1).any(|s| *s == addr)
+        {
+            return Some((addr, serial.to_string()));
+        }
+        cfg.servers.first().map(|s| (*s, id.to_string()))
+    }
+
+    fn id_for(&self, server_index: usize, server: SocketAddrV4, serial: &str) -> String {
+        if server_index == 0 {
+            serial.to_string()
+        } else {
+            format!("{server}/{serial}")
+        }
+    }
+
+    async fn list_server(addr: SocketAddrV4) -> std::result::Result<String, HostError> {
+        tokio::task::spawn_blocking(move || host::request(addr, "host:devices-l", LIST_TIMEOUT))
+            .await
+            .unwrap_or_else(|e| Err(HostError::Protocol(e.to_string())))
+    }
+
+    /// Starts `adb -P PORT start-server` for a loopback server, within [`START_TIMEOUT`].
+    async fn start_server(adb: PathBuf, addr: SocketAddrV4) -> std::result::Result<(), String> {
+        let mut cmd = tokio::process::Command::new(&adb);
+        cmd.args(["-P", &addr.port().to_string(), "start-server"])
+            .env_remove("ADB_SERVER_SOCKET")
+            .env("ANDROID_ADB_SERVER_PORT", addr.port().to_string())
+            .stdin(std::process::Stdio::null())
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .kill_on_drop(true);
+        let mut child = cmd
+            .spawn()
+            .map_err(|e| format!("cannot run {}: {e}", adb.display()))?;
+        match tokio::time::timeout(START_TIMEOUT, child.wait()).await {
+            Ok(Ok(st)) if st.success() => Ok(()),
+            Ok(Ok(st)) => Err(format!(
+                "`adb -P {} start-server` exited with {st}",
+                addr.port()
+            )),
+            Ok(Err(e)) => Err(e.to_string()),
+            Err(_) => Err(format!(
+                "`adb -P {} start-server` did not finish within {} s",
+                addr.port(),
+                START_TIMEOUT.as_secs()
+            )),
+        }
+    }
+
+    async fn device_info(
+        &self,
+        id: String,
+        link: Link,
+        listed: Option<&parse::devices::ListedDevice>,
+    ) -> (DeviceInfo, Option<String>) {
+        let serial = match (&link, listed) {
+            (_, Some(l)) => l.serial.clone(),
+            (Link::Direct(d), None) => d.addr().to_string(),
+            (Link::Server { serial, .. }, None) => serial.clone(),
+        };
+        let mut info = DeviceInfo {
+            id: id.clone(),
+            name: listed
+                .and_then(|l| l.model.clone())
+                .unwrap_or_else(|| serial.clone()),
+            platform: Platform::Android,
+            kind: if serial.starts_with("emulator-") {
+                DeviceKind::Emulator
+            } else {
+                DeviceKind::Real
+            },
+            version: None,
+            state: listed
+                .map(|l| l.state.clone())
+                .unwrap_or(DeviceState::Online),
+            model: listed.and_then(|l| l.model.clone()),
+            hint: listed.and_then(|l| parse::devices::state_hint(&l.raw_state)),
+        };
+        if !info.state.is_usable() {
+            return (info, None);
+        }
+        // One round trip: every property at once.
+        let Ok(cmd) = command(&["getprop"]) else {
+            return (info, None);
+        };
+        let on_timeout = link.on_timeout();
+        let l2 = link.clone();
+        let got = run(
+            "reading device properties",
+            LIST_TIMEOUT,
+            on_timeout,
+            move || {
+                l2.shell(&cmd)
+                    .map_err(|e| DeviceError::backend(e.to_string()))
+            },
+        )
+        .await;
+        match got {
+            Ok(bytes) => {
+                let props = parse::props::parse_getprop(&String::from_utf8_lossy(&bytes));
+                let p = parse::props::prop_info(&serial, &props);
+                if let Some(m) = p.model.clone() {
+                    info.name = m.clone();
+                    info.model = Some(m);
+                }
+                info.version = p.version;
+                info.kind = p.kind;
+                (info, None)
+            }
+            Err(e) => {
+                let note = format!("could not read the properties of \"{id}\": {e}");
+                if matches!(link, Link::Direct(_)) {
+                    info.state = DeviceState::Offline;
+                    info.hint = Some(format!(
+                        "Nothing answered as an adb device at {serial}; start the device (or the virtual phone) and list again"
+                    ));
+                }
+                (info, Some(note))
+            }
+        }
+    }
+
+    async fn discover_servers(&self, cfg: &AndroidConfig) -> Discovery {
+        let mut discovery = Discovery::default();
+        let mut replies = futures_all(cfg.servers.iter().map(|a| Self::list_server(*a))).await;
+        // Start a server where none answered, if an adb binary can be found.
+        let unreachable: Vec<usize> = replies
+            .iter()
+            .enumerate()
+            .filter(|(i, r)| {
+                matches!(r, Err(HostError::Unreachable(_))) && cfg.servers[*i].ip().is_loopback()
+            })
+            .map(|(i, _)| i)
+            .collect();
+        let mut start_failures: HashMap<usize, String> = HashMap::new();
+        let mut adb_missing = false;
+        if !unreachable.is_empty() {
+            let adb = find_adb(
+                cfg.adb_path.as_deref(),
+                std::env::var_os("ANDROID_HOME"),
+                std::env::var_os("PATH"),
+            );
+            let may_try = {
+                let mut last = self.last_start.lock().unwrap_or_else(|p| p.into_inner());
+                let ok = last.is_none_or(|t| t.elapsed() > START_RETRY);
+                if ok && adb.is_some() {
+                    *last = Some(Instant::now());
+                }
+                ok
+            };
+            match adb {
+                None => adb_missing = true,
+                Some(adb) if may_try => {
+                    for &i in &unreachable {
+                        let addr = cfg.servers[i];
+                        tracing::info!(
+                            "no adb server at {addr}; starting one with {}",
+                            adb.display()
+                        );
+                        match Self::start_server(adb.clone(), addr).await {
+                            Ok(()) => replies[i] = Self::list_server(addr).await,
+                            Err(e) => {
+                                start_failures.insert(i, e);
+                            }
+                        }
+                    }
+                }
+                Some(_) => {}
+            }
+        }
+        let mut pending = Vec::new();
+        for (i, reply) in replies.into_iter().enumerate() {
+            let addr = cfg.servers[i];
+            match reply {
+                Ok(body) => {
+                    let listed = parse::devices::parse_devices_l(&body);
+                    if listed.is_empty() {
+                        discovery.notes.push(format!(
+                            "the adb server at {addr} lists no devices: connect a phone with USB debugging on, start an emulator, or run `adb connect HOST:PORT`"
+                        ));
+                    }
+                    for l in listed {
+                        let id = self.id_for(i, addr, &l.serial);
+                        let link = Link::Server {
+                            addr,
+                            serial: l.serial.clone(),
+                        };
+                        pending.push((id, link, l));
+                    }
+                }
+                Err(HostError::Unreachable(_)) => {
+                    let mut note = format!("no adb server answered at {addr}");
+                    if adb_missing {
+                        note.push_str(" and no adb binary was found in $ANDROID_HOME/platform-tools or PATH; install Android platform-tools");
+                    } else if let Some(e) = start_failures.get(&i) {
+                        note.push_str(&format!(" and starting one failed: {e}"));
+                    } else if !addr.ip().is_loopback() {
+                        note.push_str(
+                            "; start it on that host with `adb -a -P PORT server nodaemon`",
+                        );
+                    }
+                    discovery.notes.push(note);
+                }
+                Err(e) => discovery.notes.push(format!("{addr}: {e}")),
+            }
+        }
+        let infos = futures_all(
+            pending
+                .iter()
+                .map(|(id, link, l)| self.device_info(id.clone(), link.clone(), Some(l))),
+        )
+        .await;
+        for (info, note) in infos {
+            discovery.devices.push(info);
+            discovery.notes.extend(note);
+        }
+        discovery
+    }
+}
+
+/// Runs the futures concurrently, keeping their order.
+async fn futures_all<F: std::future::Future>(futs: impl Iterator<Item = F>) -> Vec<F::Output> {
+    let mut pinned: Vec<_> = futs.map(Box::pin).collect();
+    let mut out: Vec<Option<F::Output>> = (0..pinned.len()).map(|_| None).collect();
+    std::future::poll_fn(|cx| {
+        let mut pending = false;
+        for (i, f) in pinned.iter_mut().enumerate() {
+            if out[i].is_none() {
+                match f.as_mut().poll(cx) {
+                    std::task::Poll::Ready(v) => out[i] = Some(v),
+                    std::task::Poll::Pending => pending = true,
+                }
+            }
+        }
+        if pending {
+            std::task::Poll::Pending
+        } else {
+            std::task::Poll::Ready(())
+        }
+    })
+    .await;
+    out.into_iter().flatten().collect()
+}
+
+#[async_trait]
+impl DeviceBackend for AndroidBackend {
+    fn name(&self) -> &str {
+        "android"
+    }
+
+    async fn discover(&self) -> Discovery {
+        match &self.mode {
+            Mode::Servers(cfg) => self.discover_servers(cfg).await,
+            Mode::Direct { addr, link, .. } => {
+                let (info, note) = self
+                    .device_info(addr.to_string(), Link::Direct(link.clone()), None)
+                    .await;
+                Discovery {
+                    devices: vec![info],
+                    notes: note.into_iter().collect(),
+                }
+            }
+        }
+    }
+
+    async fn open(&self, info: &DeviceInfo) -> Result<Arc<dyn Device>> {
+        let cfg = self.config();
+        let link = match &self.mode {
+            Mode::Direct { addr, link, .. } => {
+                if info.id != addr.to_string() {
+                    return Err(DeviceError::not_found(
+                        format!("Device \"{}\"", info.id),
+                        format!("this backend drives only {addr}"),
+                    ));
+                }
+                Link::Direct(link.clone())
+            }
+            Mode::Servers(_) => {
+                let (addr, serial) = self.locate(&info.id).ok_or_else(|| {
+                    DeviceError::not_found(
+                        format!("Device \"{}\"", info.id),
+                        "no adb server is configured",
+                    )
+                })?;
+                Link::Server { addr, serial }
+            }
+        };
+        Ok(into_dyn(AndroidDevice::new(
+            info.id.clone(),
+            link,
+            cfg.timeout,
+            cfg.install_timeout,
+        )))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ids_of_later_servers_are_prefixed() {
+        let mut cfg = AndroidConfig::default();
+        cfg.add_server("10.0.0.7:5037".parse().unwrap());
+        let b = AndroidBackend::new(cfg);
+        let first: SocketAddrV4 = "127.0.0.1:5037".parse().unwrap();
+        let second: SocketAddrV4 = "10.0.0.7:5037".parse().unwrap();
+        assert_eq!(b.id_for(0, first, "emulator-5554"), "emulator-5554");
+        let id = b.id_for(1, second, "emulator-5554");
+        assert_eq!(id, "10.0.0.7:5037/emulator-5554");
+        assert_eq!(b.locate(&id), Some((second, "emulator-5554".into())));
+        assert_eq!(
+            b.locate("emulator-5554"),
+            Some((first, "emulator-5554".into()))
+        );
+        assert_eq!(
+            b.locate("192.168.1.5:5555"),
+            Some((first, "192.168.1.5:5555".into()))
+        );
+    }
+
+    #[tokio::test]
+    async fn no_server_and_no_adb_says_what_was_looked_for() {
+        // A port nobody listens on, and an adb path that does not exist.
+        let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let std::net::SocketAddr::V4(addr) = l.local_addr().unwrap() else {
+            unreachable!()
+        };
+        drop(l);
+        let cfg = AndroidConfig {
+            servers: vec![addr],
+            adb_path: Some("/nonexistent/adb".into()),
+            ..Default::default()
+        };
+        let d = AndroidBackend::new(cfg).discover().await;
+        assert!(d.devices.is_empty());
+        assert_eq!(
+            d.notes,
+            vec![format!(
+                "no adb server answered at {addr} and no adb binary was found in $ANDROID_HOME/platform-tools or PATH; install Android platform-tools"
+            )]
+        );
+    }
+}

@@ -1,0 +1,433 @@
+//! How one device is reached: through an adb server (`adb_client`'s `ADBServerDevice`,
+//! one fresh server connection per call, no shared state) or directly over TCP to an
+//! adbd (`adb_client::tcp::ADBTcpDevice`, one connection reused, calls serialized).
+//!
+//! Everything here blocks; [`run`] moves it onto tokio's blocking pool under a
+//! deadline.
+//!
+//! The direct path has two quirks (see `shared/reference/adb-protocol.md` §4): its reads
+//! have no timeout, and a peer that closes makes its read loop spin on 0-byte reads. So
+//! the direct connection goes through a loopback [`Guard`] relay that knows the adb
+//! packet framing: when the device closes, or when a deadline passes, the relay
+//! finishes the packet in flight and then sends a header with an invalid command, which
+//! makes `adb_client` return an error instead of spinning or waiting forever.
+
+use std::fs::File;
+use std::io::{self, Read, Write};
+use std::net::{Shutdown, SocketAddr, SocketAddrV4, TcpListener, TcpStream};
+use std::path::Path;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use adb_client::server_device::ADBServerDevice;
+use adb_client::tcp::ADBTcpDevice;
+use adb_client::{ADBDeviceExt, RustADBError};
+use mobile_device::{DeviceError, Result};
+
+/// A blocking failure, before it is given a device-specific message.
+pub(crate) type AdbResult<T> = std::result::Result<T, RustADBError>;
+
+/// Runs blocking adb work on tokio's blocking pool with a deadline. On timeout, `on_timeout`
+/// runs (the direct path uses it to unblock the stuck call) and a `Timeout` error says
+/// what did not finish.
+pub(crate) async fn run<T, F>(
+    what: &str,
+    deadline: Duration,
+    on_timeout: Option<Box<dyn FnOnce() + Send>>,
+    f: F,
+) -> Result<T>
+where
+    T: Send + 'static,
+    F: FnOnce() -> Result<T> + Send + 'static,
+{
+    let task = tokio::task::spawn_blocking(f);
+    match tokio::time::timeout(deadline, task).await {
+        Ok(Ok(r)) => r,
+        Ok(Err(join)) => Err(DeviceError::backend(format!(
+            "{what} failed inside the adb client: {join}"
+        ))),
+        Err(_) => {
+            if let Some(cb) = on_timeout {
+                cb();
+            }
+            Err(DeviceError::Timeout {
+                what: what.to_string(),
+                after: deadline,
+            })
+        }
+    }
+}
+
+/// One device's connection.
+#[derive(Clone)]
+pub(crate) enum Link {
+    Server { addr: SocketAddrV4, serial: String },
+    Direct(Arc<DirectLink>),
+}
+
+impl Link {
+    /// Runs a shell command and returns its output (stdout and stderr together).
+    pub fn shell(&self, cmd: &str) -> AdbResult<Vec<u8>> {
+        let mut out = Vec::new();
+        match self {
+            Link::Server { addr, serial } => {
+                let mut d = ADBServerDevice::new(serial.clone(), Some(*addr));
+                d.shell_command(&cmd, Some(&mut out), None)?;
+            }
+            Link::Direct(link) => {
+                link.with(|d| d.shell_command(&cmd, Some(&mut out), None).map(|_| ()))?;
+            }
+        }
+        Ok(out)
+    }
+
+    /// Pushes a local file; returns the bytes sent.
+    pub fn push(&self, local: &Path, remote: &str) -> AdbResult<u64> {
+        let file = File::open(local)?;
+        let mut counted = Counting { inner: file, n: 0 };
+        match self {
+            Link::Server { addr, serial } => {
+                let mut d = ADBServerDevice::new(serial.clone(), Some(*addr));
+                ADBDeviceExt::push(&mut d, &mut counted, &remote)?;
+            }
+            Link::Direct(link) => link.with(|d| d.push(&mut counted, &remote))?,
+        }
+        Ok(counted.n)
+    }
+
+    /// Pulls a device file into `local`; returns the bytes received.
+    pub fn pull(&self, remote: &str, local: &Path) -> AdbResult<u64> {
+        let file = File::create(local)?;
+        let mut counted = Counting { inner: file, n: 0 };
+        let r = match self {
+            Link::Server { addr, serial } => {
+                let mut d = ADBServerDevice::new(serial.clone(), Some(*addr));
+                ADBDeviceExt::pull(&mut d, &remote, &mut counted)
+            }
+            Link::Direct(link) => link.with(|d| d.pull(&remote, &mut counted)),
+        };
+        if let Err(e) = r {
+            let _ = std::fs::remove_file(local);
+            return Err(e);
+        }
+        counted.inner.flush()?;
+        Ok(counted.n)
+    }
+
+    /// Installs an APK with the streamed `exec:cmd package 'install' -S SIZE`.
+    pub fn install(&self, apk: &Path) -> AdbResult<()> {
+        match self {
+            Link::Server { addr, serial } => {
+                let mut d = ADBServerDevice::new(serial.clone(), Some(*addr));
+                d.install(apk, None)
+            }
+            Link::Direct(link) => link.with(|d| d.install(&apk, None)),
+        }
+    }
+
+    /// What to do when a call on this link passed its deadline.
+    pub fn on_timeout(&self) -> Option<Box<dyn FnOnce() + Send>> {
+        match self {
+            Link::Server { .. } => None,
+            Link::Direct(link) => {
+                let link = link.clone();
+                Some(Box::new(move || link.abort()))
+            }
+        }
+    }
+
+    /// A second, independent connection to the same device (for a long-running shell
+    /// such as screen recording, which must not hold the main connection).
+    pub fn fork(&self) -> Link {
+        match self {
+            Link::Server { .. } => self.clone(),
+            Link::Direct(link) => Link::Direct(Arc::new(DirectLink::new(link.addr))),
+        }
+    }
+}
+
+struct Counting<T> {
+    inner: T,
+    n: u64,
+}
+
+impl<T: Read> Read for Counting<T> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        self.n += n as u64;
+        Ok(n)
+    }
+}
+
+impl<T: Write> Write for Counting<T> {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        let n = self.inner.write(buf)?;
+        self.n += n as u64;
+        Ok(n)
+    }
+    fn flush(&mut self) -> io::Result<()> {
+        self.inner.flush()
+    }
+}
+
+/// A direct adbd connection, opened on first use and reopened after any failure.
+pub(crate) struct DirectLink {
+    addr: SocketAddrV4,
+    device: Mutex<Option<ADBTcpDevice>>,
+    guard: Mutex<Option<Arc<Guard>>>,
+}
+
+impl DirectLink {
+    pub fn new(addr: SocketAddrV4) -> Self {
+        DirectLink {
+            addr,
+            device: Mutex::new(None),
+            guard: Mutex::new(None),
+        }
+    }
+
+    pub fn addr(&self) -> SocketAddrV4 {
+        self.addr
+    }
+
+    fn with<T>(&self, f: impl FnOnce(&mut ADBTcpDevice) -> AdbResult<T>) -> AdbResult<T> {
+        let mut slot = self.device.lock().unwrap_or_else(|p| p.into_inner());
+        let stale = self
+            .guard
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .as_ref()
+            .is_none_or(|g| g.is_poisoned());
+        if slot.is_none() || stale {
+            *slot = None;
+            let guard = Guard::start(self.addr)?;
+            *self.guard.lock().unwrap_or_else(|p| p.into_inner()) = Some(guard.clone());
+            *slot = Some(ADBTcpDevice::new(SocketAddr::V4(guard.local))?);
+        }
+        let Some(device) = slot.as_mut() else {
+            return Err(io::Error::new(io::ErrorKind::NotConnected, "not connected").into());
+        };
+        let r = f(device);
+        if r.is_err() {
+            // Never reuse a connection whose stream position is unknown.
+            *slot = None;
+            if let Some(g) = self.guard.lock().unwrap_or_else(|p| p.into_inner()).take() {
+                g.poison();
+            }
+        }
+        r
+    }
+
+    /// Unblocks whatever call is stuck on this connection.
+    pub fn abort(&self) {
+        if let Some(g) = self.guard.lock().unwrap_or_else(|p| p.into_inner()).take() {
+            g.poison();
+        }
+    }
+}
+
+/// The loopback relay between `ADBTcpDevice` and the real adbd.
+pub(crate) struct Guard {
+    local: SocketAddrV4,
+    /// The socket `adb_client` reads from, and where the relay is in the adb framing
+    /// of what it has forwarded so far.
+    to_client: Mutex<Option<(TcpStream, Framing)>>,
+    upstream: Mutex<Option<TcpStream>>,
+    poisoned: AtomicBool,
+}
+
+#[derive(Default)]
+struct Framing {
+    header: Vec<u8>,
+    payload_left: usize,
+}
+
+impl Framing {
+    fn advance(&mut self, mut data: &[u8]) {
+        while !data.is_empty() {
+            if self.payload_left > 0 {
+                let n = self.payload_left.min(data.len());
+                self.payload_left -= n;
+                data = &data[n..];
+            } else {
+                let n = (24 - self.header.len()).min(data.len());
+                self.header.extend_from_slice(&data[..n]);
+                data = &data[n..];
+                if self.header.len() == 24 {
+                    let h = &self.header;
+                    self.payload_left = u32::from_le_bytes([h[12], h[13], h[14], h[15]]) as usize;
+                    self.header.clear();
+                }
+            }
+        }
+    }
+
+    /// Bytes that complete the packet in flight, then a header whose command is 0 (not a
+    /// valid adb command), which `adb_client` rejects.
+    fn poison_bytes(&self) -> Vec<u8> {
+        let mut out = Vec::new();
+        let mut left = self.payload_left;
+        if !self.header.is_empty() {
+            let mut h = self.header.clone();
+            h.resize(24, 0);
+            out.extend_from_slice(&h[self.header.len()..]);
+            left = u32::from_le_bytes([h[12], h[13], h[14], h[15]]) as usize;
+        }
+        out.resize(out.len() + left, 0);
+        out.extend_from_slice(&[0u8; 24]);
+        out
+    }
+}
+
+impl Guard {
+    fn start(target: SocketAddrV4) -> io::Result<Arc<Guard>> {
+        let upstream = TcpStream::connect_timeout(&SocketAddr::V4(target), Duration::from_secs(5))?;
+        let _ = upstream.set_nodelay(true);
+        let listener = TcpListener::bind("127.0.0.1:0")?;
+        let SocketAddr::V4(local) = listener.local_addr()? else {
+            return Err(io::Error::other("loopback is not IPv4"));
+        };
+        let guard = Arc::new(Guard {
+            local,
+            to_client: Mutex::new(None),
+            upstream: Mutex::new(Some(upstream.try_clone()?)),
+            poisoned: AtomicBool::new(false),
+        });
+        let g = guard.clone();
+        std::thread::Builder::new()
+            .name("adb-direct-guard".into())
+            .spawn(move || g.serve(listener, upstream))?;
+        Ok(guard)
+    }
+
+    fn serve(self: Arc<Self>, listener: TcpListener, mut upstream: TcpStream) {
+        let Ok((client, _)) = listener.accept() else {
+            return;
+        };
+        drop(listener);
+        let _ = client.set_nodelay(true);
+        let (Ok(mut client_read), Ok(client_write), Ok(mut up_write)) =
+            (client.try_clone(), client.try_clone(), upstream.try_clone())
+        else {
+            return;
+        };
+        *self.to_client.lock().unwrap_or_else(|p| p.into_inner()) =
+            Some((client_write, Framing::default()));
+        if self.is_poisoned() {
+            self.poison();
+        }
+        // Client -> device.
+        std::thread::spawn(move || {
+            let _ = io::copy(&mut client_read, &mut up_write);
+            let _ = up_write.shutdown(Shutdown::Write);
+        });
+        // Device -> client, tracking the framing; EOF or an error poisons.
+        let mut buf = vec![0u8; 64 * 1024];
+        loop {
+            let n = match upstream.read(&mut buf) {
+                Ok(0) | Err(_) => break,
+                Ok(n) => n,
+            };
+            let mut slot = self.to_client.lock().unwrap_or_else(|p| p.into_inner());
+            let Some((sock, framing)) = slot.as_mut() else {
+                break;
+            };
+            if self.is_poisoned() || sock.write_all(&buf[..n]).is_err() {
+                break;
+            }
+            framing.advance(&buf[..n]);
+        }
+        self.poison();
+        drop(client);
+    }
+
+    fn is_poisoned(&self) -> bool {
+        self.poisoned.load(Ordering::SeqCst)
+    }
+
+    /// Ends this connection so that a blocked `adb_client` call returns an error.
+    fn poison(&self) {
+        self.poisoned.store(true, Ordering::SeqCst);
+        if let Some(up) = self
+            .upstream
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .take()
+        {
+            let _ = up.shutdown(Shutdown::Both);
+        }
+        let mut slot = self.to_client.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some((mut sock, framing)) = slot.take() {
+            let _ = sock.set_write_timeout(Some(Duration::from_secs(2)));
+            // No FIN is sent here: other handles of this socket stay open until
+            // adb_client drops its side, so it reads the poison, never an EOF it
+            // would spin on.
+            let _ = sock.write_all(&framing.poison_bytes());
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn framing_completes_packets_then_poisons() {
+        let mut f = Framing::default();
+        let mut hdr = vec![0u8; 24];
+        hdr[12..16].copy_from_slice(&10u32.to_le_bytes());
+        f.advance(&hdr);
+        f.advance(&[1, 2, 3]);
+        let p = f.poison_bytes();
+        assert_eq!(p.len(), 7 + 24);
+        let mut f = Framing::default();
+        f.advance(&hdr[..14]);
+        let p = f.poison_bytes();
+        // Rest of the header (length bytes 12,13 kept: 10), 10 payload bytes, poison.
+        assert_eq!(p.len(), 10 + 10 + 24);
+        assert_eq!(Framing::default().poison_bytes(), vec![0u8; 24]);
+    }
+
+    #[test]
+    fn a_silent_peer_is_unblocked_by_abort() {
+        // A listener that accepts and never answers CNXN: adb_client would wait forever.
+        let l = TcpListener::bind("127.0.0.1:0").unwrap();
+        let SocketAddr::V4(addr) = l.local_addr().unwrap() else {
+            unreachable!()
+        };
+        let hold = std::thread::spawn(move || {
+            let s = l.accept();
+            std::thread::sleep(Duration::from_secs(3));
+            drop(s);
+        });
+        let link = Arc::new(DirectLink::new(addr));
+        let l2 = link.clone();
+        let t = std::time::Instant::now();
+        let worker = std::thread::spawn(move || Link::Direct(l2).shell("echo hi"));
+        std::thread::sleep(Duration::from_millis(500));
+        link.abort();
+        let r = worker.join().unwrap();
+        assert!(r.is_err());
+        assert!(t.elapsed() < Duration::from_secs(3), "{:?}", t.elapsed());
+        hold.join().unwrap();
+    }
+
+    #[test]
+    fn a_closing_peer_gives_an_error_not_a_spin() {
+        let l = TcpListener::bind("127.0.0.1:0").unwrap();
+        let SocketAddr::V4(addr) = l.local_addr().unwrap() else {
+            unreachable!()
+        };
+        std::thread::spawn(move || {
+            let (mut s, _) = l.accept().unwrap();
+            let mut buf = [0u8; 256];
+            let _ = s.read(&mut buf);
+            drop(s);
+        });
+        let link = Link::Direct(Arc::new(DirectLink::new(addr)));
+        let t = std::time::Instant::now();
+        assert!(link.shell("echo hi").is_err());
+        assert!(t.elapsed() < Duration::from_secs(5));
+    }
+}
