@@ -13,6 +13,7 @@ use crate::Filter;
 
 /// Why a value could not be decoded.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
 pub enum DecodeError {
     /// Two keys of one object decode to the same string (for example `device` next to the token
     /// for `device`). Rejected rather than resolved, because keeping either member would

@@ -60,13 +60,15 @@
 //!
 //! So that `decode(encode(s)) == s` for every string, the encoder treats the prefix itself, in
 //! any case, as one more term: a literal `__mcp_ref_` in the input becomes the token of its own
-//! bytes, `__mcp_ref_5f5f6d63705f7265665f__`, in the same pass as the terms. The encoded text then
-//! contains a prefix only where a token starts (or one character inside a token), and the
-//! decoder, which resumes one byte after a prefix that does not begin a valid token, cannot be
-//! misled by a partial prefix in front of a real token (`__mcp_refQwen` encodes to
-//! `__mcp_ref__mcp_ref_5177656e__`, whose first ten characters look like a prefix but do not
-//! start a token). Tokens consist of `_`, `mcpref` and hex digits, none of which can complete a
-//! term, so encoded text contains no term.
+//! bytes, `__mcp_ref_5f5f6d63705f7265665f__`, in the same pass as the terms; the decoder restores
+//! it like any other token, in a single pass. In encoded text, then, every occurrence of the
+//! prefix either starts a token the encoder wrote, starts inside such a token (which the decoder
+//! has already consumed), or is a literal `__mcp_ref` directly followed by a token, as in
+//! `__mcp_refQwen` → `__mcp_ref__mcp_ref_5177656e__`. In the last case the would-be body starts
+//! with `_`, so it is not a token; the decoder then resumes one byte after that false prefix
+//! rather than after all of it, and finds the real token that begins inside it. Tokens consist
+//! of `_`, `mcp`, `ref` and hex digits, none of which can complete a term, and no term starts or
+//! ends with `_`, so encoded text contains no term.
 //!
 //! # JSON
 //!
@@ -106,8 +108,8 @@ pub fn enabled_from_env_value(value: Option<&str>) -> bool {
     value == Some("1")
 }
 
-/// The compiled matchers. Building one costs a few hundred microseconds; share it
-/// ([`Filter::global`]) rather than building one per message.
+/// The compiled matchers. Building one compiles an automaton of about a hundred patterns, so
+/// share one ([`Filter::global`]) rather than building one per message.
 #[derive(Debug, Clone)]
 pub struct Filter {
     /// Every term spelling plus the token prefix, leftmost-longest, ASCII case-insensitive.

@@ -191,6 +191,7 @@ proptest! {
         let f = Filter::global();
         let encoded = f.encode_str(&s);
         prop_assert!(!naive_contains_term(&encoded), "term in {:?} (from {:?})", encoded, s);
+        prop_assert!(!f.contains_term(&encoded));
         prop_assert_eq!(f.decode_str(&encoded), s.as_str());
         // The crate's own detector agrees with the naive one.
         prop_assert_eq!(f.contains_term(&s), naive_contains_term(&s));

@@ -786,3 +786,23 @@ fn scalars_are_untouched() {
     f().decode_value(&mut v).unwrap();
     assert_eq!(v, original);
 }
+
+#[test]
+fn batch_elements_that_are_not_objects_are_encoded_whole() {
+    let mut b = json!(["qwen", 1, null, {"jsonrpc": "2.0", "id": "qwen", "result": "qwen"}]);
+    f().encode_message(&mut b);
+    assert_eq!(
+        b,
+        json!([token("qwen"), 1, null, {"jsonrpc": "2.0", "id": "qwen", "result": token("qwen")}])
+    );
+    f().decode_message(&mut b).unwrap();
+    assert_eq!(b[0], "qwen");
+}
+
+#[test]
+fn new_default_and_global_agree() {
+    let input = "Qwen on 阿里 via __MCP_REF_ and dashſcope";
+    let expected = f().encode_str(input).into_owned();
+    assert_eq!(Filter::new().encode_str(input), expected);
+    assert_eq!(Filter::default().encode_str(input), expected);
+}
