@@ -20,6 +20,7 @@
 //! Crates used: `rmcp` (the MCP SDK: protocol, macros, transports), `clap` (the CLI),
 //! `tracing` (logs to stderr or a file, never stdout).
 
+pub mod boundary;
 pub mod files;
 pub mod output;
 pub mod params;

@@ -11,7 +11,9 @@ use mobile_device::{DeviceRegistry, UrlPolicy};
 use mobile_mcp::files::FileRoots;
 use mobile_mcp::policy::ToolPolicy;
 use mobile_mcp::{MobileServer, ServerOptions};
+use mobile_mcp::boundary::{Boundary, FilteringTransport};
 use rmcp::ServiceExt;
+use rmcp::transport::async_rw::AsyncRwTransport;
 
 /// MCP server that lets AI agents operate Android phones and iOS simulators.
 ///
@@ -161,11 +163,18 @@ async fn main() -> anyhow::Result<()> {
         anyhow::bail!("--listen {listen}: Streamable HTTP is not available in this build yet");
     }
 
-    tracing::info!("serving MCP on stdio");
-    let service = server
-        .serve(rmcp::transport::stdio())
-        .await
-        .context("MCP initialization over stdio failed")?;
+    let boundary = Boundary::from_env();
+    tracing::info!(
+        payload_filter = boundary.is_some(),
+        "serving MCP on stdio"
+    );
+    let (stdin, stdout) = rmcp::transport::stdio();
+    let transport = AsyncRwTransport::new_server(stdin, stdout);
+    let service = match boundary {
+        Some(b) => server.serve(FilteringTransport::new(transport, b)).await,
+        None => server.serve(transport).await,
+    }
+    .context("MCP initialization over stdio failed")?;
     tokio::select! {
         r = service.waiting() => { r.context("the MCP service stopped with an error")?; }
         _ = shutdown_signal() => { tracing::info!("signal received; shutting down"); }

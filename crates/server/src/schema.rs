@@ -47,6 +47,7 @@ pub fn sanitize(schema: &mut Map<String, Value>) {
 fn rewrite(v: &mut Value, defs: &Map<String, Value>, depth: usize) {
     match v {
         Value::Object(obj) => {
+            collapse_nullable(obj);
             if depth < MAX_DEPTH
                 && let Some(Value::String(r)) = obj.get("$ref")
             {
@@ -67,7 +68,6 @@ fn rewrite(v: &mut Value, defs: &Map<String, Value>, depth: usize) {
                     return;
                 }
             }
-            collapse_nullable(obj);
             if let Some(Value::String(f)) = obj.get("format")
                 && !STANDARD_FORMATS.contains(&f.as_str())
             {
