@@ -30,6 +30,7 @@ impl IosBackend {
             xcrun: config.xcrun.clone(),
             idb: config.idb.clone(),
             timeout: config.timeout,
+            env: config.env.clone(),
         });
         IosBackend {
             config,
@@ -51,7 +52,7 @@ impl IosBackend {
     pub async fn simulators(&self) -> Result<Vec<SimDevice>> {
         let out = self
             .tools
-            .simctl(&argv!["list", "devices", "-j"], "listing simulators")
+            .simctl(argv!["list", "devices", "-j"], "listing simulators")
             .await?;
         if !out.success() {
             return Err(errors::simctl_error(

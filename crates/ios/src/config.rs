@@ -23,6 +23,9 @@ pub struct IosConfig {
     pub timeout: Duration,
     /// Where `xcrun` was looked for, for the discovery note when it is missing.
     pub searched: String,
+    /// Extra environment for every `xcrun`/`idb` child, e.g. `DEVELOPER_DIR` to pick
+    /// an Xcode, or a fake toolchain's state file in tests.
+    pub env: Vec<(OsString, OsString)>,
 }
 
 impl Default for IosConfig {
@@ -32,6 +35,7 @@ impl Default for IosConfig {
             idb: None,
             timeout: DEFAULT_TIMEOUT,
             searched: String::new(),
+            env: Vec::new(),
         }
     }
 }
@@ -69,6 +73,7 @@ impl IosConfig {
             idb,
             timeout: DEFAULT_TIMEOUT,
             searched,
+            env: Vec::new(),
         }
     }
 
@@ -80,11 +85,18 @@ impl IosConfig {
             xcrun: Some(xcrun),
             idb,
             timeout: DEFAULT_TIMEOUT,
+            env: Vec::new(),
         }
     }
 
     pub fn timeout(mut self, timeout: Duration) -> Self {
         self.timeout = timeout;
+        self
+    }
+
+    /// Adds an environment variable for the children.
+    pub fn env(mut self, key: impl Into<OsString>, value: impl Into<OsString>) -> Self {
+        self.env.push((key.into(), value.into()));
         self
     }
 }

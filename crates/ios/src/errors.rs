@@ -95,7 +95,7 @@ pub(crate) fn simctl_error(ctx: &Context<'_>, out: &Output) -> DeviceError {
             "Install an app that handles this URL scheme, or use an http(s) URL",
         ),
         SimctlFailure::NoSuchFile => DeviceError::not_found(
-            format!("{subject}"),
+            subject.to_string(),
             format!("simctl {} said: {}", ctx.action, last_line(&out.stderr)),
         ),
         SimctlFailure::NotRunning | SimctlFailure::AlreadyBooted | SimctlFailure::Other => {

@@ -1,7 +1,7 @@
 //! Running `xcrun` and `idb`: argv arrays (never a shell), a deadline on every call,
 //! stderr kept for errors, and the child killed if the call is dropped or times out.
 
-use std::ffi::OsStr;
+use std::ffi::{OsStr, OsString};
 use std::path::Path;
 use std::process::Stdio;
 use std::time::Duration;
@@ -34,11 +34,13 @@ pub(crate) async fn run<S: AsRef<OsStr>>(
     program: &Path,
     args: &[S],
     stdin: Option<&[u8]>,
+    env: &[(OsString, OsString)],
     timeout: Duration,
     what: &str,
 ) -> Result<Output, DeviceError> {
     let mut cmd = Command::new(program);
     cmd.args(args)
+        .envs(env.iter().map(|(k, v)| (k, v)))
         .stdin(if stdin.is_some() {
             Stdio::piped()
         } else {

@@ -109,7 +109,7 @@ impl SimulatorDevice {
         action: &str,
         subject: Option<&str>,
     ) -> Result<Output> {
-        let out = self.tools.simctl(&args, action).await?;
+        let out = self.tools.simctl(args, action).await?;
         if out.success() {
             Ok(out)
         } else {
@@ -121,7 +121,7 @@ impl SimulatorDevice {
     async fn idb_ok(&self, mut args: Vec<OsString>, what: &str) -> Result<Output> {
         args.push("--udid".into());
         args.push(self.udid.clone().into());
-        let out = self.tools.idb(&args, what).await?;
+        let out = self.tools.idb(args, what).await?;
         if out.success() {
             Ok(out)
         } else {
@@ -288,7 +288,7 @@ impl Device for SimulatorDevice {
         let bid = bundle(app)?;
         let out = self
             .tools
-            .simctl(&argv!["terminate", &self.udid, bid.as_str()], "terminate")
+            .simctl(argv!["terminate", &self.udid, bid.as_str()], "terminate")
             .await?;
         if out.success() || classify_simctl(out.code, &out.stderr) == SimctlFailure::NotRunning {
             return Ok(());
@@ -377,6 +377,12 @@ impl Device for SimulatorDevice {
         }
         let (_, roots) = self.describe_all().await?;
         let label = application_label(&roots).map(str::to_string);
+        if label.as_deref() == Some("SpringBoard") {
+            return Ok(ForegroundApp {
+                package_name: "com.apple.springboard".into(),
+                activity: None,
+            });
+        }
         let apps = self.installed_apps().await?;
         let found = label.as_deref().and_then(|l| {
             apps.iter()
@@ -492,7 +498,7 @@ impl Device for SimulatorDevice {
         if text.starts_with('-') {
             // idb's argparse would read it as an option: end the options first.
             let args = argv!["ui", "text", "--udid", &self.udid, "--", text];
-            let out = self.tools.idb(&args, "typing text").await?;
+            let out = self.tools.idb(args, "typing text").await?;
             if !out.success() {
                 return Err(errors::idb_error(&self.udid, "typing text", &out));
             }
@@ -603,6 +609,7 @@ impl Device for SimulatorDevice {
                 "--force",
                 options.output.as_os_str()
             ])
+            .envs(self.tools.env.iter().map(|(k, v)| (k, v)))
             .stdin(Stdio::null())
             .stdout(Stdio::null())
             .stderr(Stdio::piped())
@@ -690,11 +697,7 @@ impl Device for SimulatorDevice {
     async fn set_clipboard(&self, text: &str) -> Result<()> {
         let out = self
             .tools
-            .simctl_with_input(
-                &argv!["pbcopy", &self.udid],
-                Some(text.as_bytes()),
-                "pbcopy",
-            )
+            .simctl_with_input(argv!["pbcopy", &self.udid], Some(text.as_bytes()), "pbcopy")
             .await?;
         if out.success() {
             Ok(())

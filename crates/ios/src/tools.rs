@@ -15,6 +15,7 @@ pub(crate) struct Tools {
     pub xcrun: Option<PathBuf>,
     pub idb: Option<PathBuf>,
     pub timeout: Duration,
+    pub env: Vec<(OsString, OsString)>,
 }
 
 impl Tools {
@@ -28,27 +29,27 @@ impl Tools {
     }
 
     /// Runs `xcrun simctl <args>`; a non-zero exit is returned, not raised.
-    pub async fn simctl(&self, args: &[OsString], what: &str) -> Result<Output, DeviceError> {
+    pub async fn simctl(&self, args: Vec<OsString>, what: &str) -> Result<Output, DeviceError> {
         self.simctl_with_input(args, None, what).await
     }
 
     pub async fn simctl_with_input(
         &self,
-        args: &[OsString],
+        args: Vec<OsString>,
         stdin: Option<&[u8]>,
         what: &str,
     ) -> Result<Output, DeviceError> {
         let xcrun = self.xcrun()?;
         let mut argv: Vec<OsString> = Vec::with_capacity(args.len() + 1);
         argv.push("simctl".into());
-        argv.extend(args.iter().cloned());
-        process::run(xcrun, &argv, stdin, self.timeout, what).await
+        argv.extend(args);
+        process::run(xcrun, &argv, stdin, &self.env, self.timeout, what).await
     }
 
     /// Runs `idb <args>`; a missing idb is an Unsupported error with install steps.
-    pub async fn idb(&self, args: &[OsString], what: &str) -> Result<Output, DeviceError> {
+    pub async fn idb(&self, args: Vec<OsString>, what: &str) -> Result<Output, DeviceError> {
         let idb = self.idb.as_ref().ok_or_else(|| errors::idb_missing(what))?;
-        process::run(idb, args, None, self.timeout, what).await
+        process::run(idb, &args, None, &self.env, self.timeout, what).await
     }
 }
 

@@ -104,7 +104,7 @@ fn frame_object(v: &Value) -> Option<(f64, f64, f64, f64)> {
 /// Parses an `AXFrame` string, `{{20, 264}, {362, 44}}`.
 pub fn parse_ax_frame(s: &str) -> Option<(f64, f64, f64, f64)> {
     let nums: Vec<f64> = s
-        .split(|c: char| c == '{' || c == '}' || c == ',')
+        .split(['{', '}', ','])
         .map(str::trim)
         .filter(|p| !p.is_empty())
         .map(str::parse)
