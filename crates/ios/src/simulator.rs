@@ -51,8 +51,16 @@ pub struct SimulatorDevice {
 }
 
 fn bundle(app: &AppId) -> Result<BundleId> {
-    app.bundle_id()
-        .map_err(|e| DeviceError::invalid(e.to_string()))
+    let bid = app
+        .bundle_id()
+        .map_err(|e| DeviceError::invalid(e.to_string()))?;
+    // `[A-Za-z0-9-]` allows a leading dash, which a tool could read as an option.
+    if bid.as_str().starts_with('-') {
+        return Err(DeviceError::invalid(format!(
+            "{bid} is not a usable bundle id: it must not start with '-'"
+        )));
+    }
+    Ok(bid)
 }
 
 fn coord(v: i32, axis: &str) -> Result<String> {

@@ -337,7 +337,6 @@ fn hostile_bundle_ids_never_reach_simctl() {
             "com.x$(id)",
             "com.x `id`",
             "com.x\nid",
-            "-rf",
             "com.x&&y",
             "a/../b",
         ] {
@@ -356,6 +355,9 @@ fn hostile_bundle_ids_never_reach_simctl() {
             .unwrap_err();
         assert!(matches!(e, DeviceError::InvalidInput(_)), "{e:?}");
         assert!(e.to_string().contains("bundle id"), "{e}");
+        // A leading dash would read as an option.
+        let e = dev.terminate_app(&app("-rf")).await.unwrap_err();
+        assert!(matches!(e, DeviceError::InvalidInput(_)), "{e:?}");
         assert!(
             h.commands().is_empty(),
             "nothing may run: {:?}",
