@@ -21,7 +21,7 @@ use tokio::sync::{Mutex, OnceCell};
 
 use crate::parse;
 use crate::parse::ui::DumpError;
-use crate::quote::{Script, command};
+use crate::quote::command;
 use crate::transport::{AdbResult, Link, run};
 
 /// The Android buttons, for error messages.
@@ -95,10 +95,34 @@ impl AndroidDevice {
         Ok(String::from_utf8_lossy(&out).into_owned())
     }
 
+    /// Several commands, one shell session each, outputs joined. Commands are never
+    /// chained with `;` in one session: the test phone (like any strict auditor of
+    /// what reaches `sh`) treats an unquoted operator as an injection, and one command
+    /// per session keeps every line a single quoted argv.
+    async fn sh_seq(&self, what: &str, cmds: &[String]) -> Result<String> {
+        let mut all = String::new();
+        for c in cmds {
+            let out = self.sh(what, c.clone()).await?;
+            all.push_str(&out);
+            if !all.ends_with('\n') {
+                all.push('\n');
+            }
+        }
+        Ok(all)
+    }
+
     async fn input(&self, what: &str, cmd: String) -> Result<()> {
+        self.input_all(what, &[cmd]).await
+    }
+
+    /// Input commands run back to back, with no other input to this device between them.
+    async fn input_all(&self, what: &str, cmds: &[String]) -> Result<()> {
         let _turn = self.input.lock().await;
-        let out = self.sh(what, cmd).await?;
-        check_input_output(what, &out)
+        for c in cmds {
+            let out = self.sh(what, c.clone()).await?;
+            check_input_output(what, &out)?;
+        }
+        Ok(())
     }
 
     fn package(app: &AppId) -> Result<PackageName> {
@@ -145,20 +169,21 @@ impl AndroidDevice {
     async fn uiautomator_xml(&self) -> Result<String> {
         let tty = command(&["uiautomator", "dump", "/dev/tty"])?;
         let tmp = "/data/local/tmp/mobile-mcp-ui.xml";
-        let file_route = Script::new()
-            .then(&["uiautomator", "dump", tmp])?
-            .then(&["cat", tmp])?
-            .then(&["rm", "-f", tmp])?
-            .build();
+        let file_route = [
+            command(&["uiautomator", "dump", tmp])?,
+            command(&["cat", tmp])?,
+            command(&["rm", "-f", tmp])?,
+        ];
         let mut last = String::new();
         let mut used_file = false;
         for attempt in 0..6 {
-            let cmd = if used_file {
-                file_route.clone()
+            let out = if used_file {
+                self.sh_seq("reading the screen's elements", &file_route)
+                    .await?
             } else {
-                tty.clone()
+                self.sh("reading the screen's elements", tty.clone())
+                    .await?
             };
-            let out = self.sh("reading the screen's elements", cmd).await?;
             match parse::ui::extract_xml(&out) {
                 Ok(xml) => return Ok(xml.to_string()),
                 Err(DumpError::Transient(msg)) => {
@@ -185,12 +210,12 @@ impl AndroidDevice {
 
     async fn adb_keyboard_state(&self) -> Result<(bool, bool)> {
         let out = self
-            .sh(
+            .sh_seq(
                 "checking the keyboard",
-                Script::new()
-                    .then(&["settings", "get", "secure", "default_input_method"])?
-                    .then(&["pm", "path", ADB_KEYBOARD])?
-                    .build(),
+                &[
+                    command(&["settings", "get", "secure", "default_input_method"])?,
+                    command(&["pm", "path", ADB_KEYBOARD])?,
+                ],
             )
             .await?;
         let active = out.lines().next().unwrap_or("").contains(ADB_KEYBOARD);
@@ -390,40 +415,50 @@ impl Device for AndroidDevice {
         Ok(parse::apps::parse_launcher_apps(&out))
     }
 
-    /// 2 round trips: `[cmd locale set-app-locales PKG --locales L;] cmd package
-    /// resolve-activity --brief PKG`, then `am start -n PKG/ACT`. A package whose launcher
-    /// activity does not resolve falls back to `monkey -p PKG -c LAUNCHER 1` (3).
+    /// 2 round trips: `cmd package resolve-activity --brief PKG`, then `am start -n
+    /// PKG/ACT` (3 with a locale: `cmd locale set-app-locales PKG --locales L` first). A
+    /// package whose launcher activity does not resolve falls back to `monkey -p PKG -c
+    /// android.intent.category.LAUNCHER 1`.
     async fn launch_app(&self, app: &AppId, locales: Option<&Locales>) -> Result<()> {
         let pkg = Self::package(app)?;
-        let mut script = Script::new();
         if let Some(l) = locales {
-            script = script.then(&[
-                "cmd",
-                "locale",
-                "set-app-locales",
-                pkg.as_str(),
-                "--locales",
-                l.as_str(),
-            ])?;
+            let out = self
+                .sh(
+                    "setting the app's locale",
+                    command(&[
+                        "cmd",
+                        "locale",
+                        "set-app-locales",
+                        pkg.as_str(),
+                        "--locales",
+                        l.as_str(),
+                    ])?,
+                )
+                .await?;
+            if out.contains("Unknown command") || out.contains("Exception") || out.contains("Error")
+            {
+                return Err(DeviceError::unsupported_with_hint(
+                    "launching an app in a given locale",
+                    Platform::Android,
+                    format!(
+                        "the device refused `cmd locale set-app-locales` ({}); per-app locales need Android 13 or later",
+                        first_lines(&out)
+                    ),
+                ));
+            }
         }
-        script = script.then(&[
-            "cmd",
-            "package",
-            "resolve-activity",
-            "--brief",
-            pkg.as_str(),
-        ])?;
-        let out = self.sh("launching the app", script.build()).await?;
-        if locales.is_some() && (out.contains("Unknown command") || out.contains("Exception")) {
-            return Err(DeviceError::unsupported_with_hint(
-                "launching an app in a given locale",
-                Platform::Android,
-                format!(
-                    "the device refused `cmd locale set-app-locales` ({}); per-app locales need Android 13 or later",
-                    first_lines(&out)
-                ),
-            ));
-        }
+        let out = self
+            .sh(
+                "launching the app",
+                command(&[
+                    "cmd",
+                    "package",
+                    "resolve-activity",
+                    "--brief",
+                    pkg.as_str(),
+                ])?,
+            )
+            .await?;
         let _turn = self.input.lock().await;
         if let Some(component) = parse::apps::parse_resolve_activity(&out) {
             let out = self
@@ -581,15 +616,12 @@ impl Device for AndroidDevice {
         })
     }
 
-    /// 1 round trip: `wm size; wm density`.
+    /// 2 round trips: `wm size`, `wm density`.
     async fn screen_size(&self) -> Result<ScreenSize> {
         let out = self
-            .sh(
+            .sh_seq(
                 "reading the screen size",
-                Script::new()
-                    .then(&["wm", "size"])?
-                    .then(&["wm", "density"])?
-                    .build(),
+                &[command(&["wm", "size"])?, command(&["wm", "density"])?],
             )
             .await?;
         parse::display::parse_wm(&out).ok_or_else(|| {
@@ -647,13 +679,11 @@ impl Device for AndroidDevice {
             .await
     }
 
-    /// 1 round trip: `input tap X Y; input tap X Y`.
+    /// 2 round trips, back to back under the input lock: `input tap X Y` twice.
     async fn double_tap(&self, at: Point) -> Result<()> {
         let [x, y] = Self::point_args(at)?;
-        let s = Script::new()
-            .then(&["input", "tap", &x, &y])?
-            .then(&["input", "tap", &x, &y])?;
-        self.input("double tapping", s.build()).await
+        let tap = command(&["input", "tap", &x, &y])?;
+        self.input_all("double tapping", &[tap.clone(), tap]).await
     }
 
     /// 1 round trip: `input swipe X Y X Y MS`.
@@ -679,8 +709,10 @@ impl Device for AndroidDevice {
         .await
     }
 
-    /// ASCII: 1 round trip of `input text` commands (see [`input_text_commands`]).
-    /// Other text: 1 round trip to check for the ADBKeyboard IME, then 1 broadcast
+    /// ASCII: 1 round trip `input text ARG` (one more per `%s` cut and per newline or
+    /// tab key event; see [`input_text_commands`]). Other text: 2 round trips to check
+    /// for the ADBKeyboard IME (`settings get secure default_input_method`, `pm path`),
+    /// then 1 broadcast
     /// `am broadcast -a ADB_INPUT_B64 --es msg BASE64` to it.
     async fn type_text(&self, text: &str) -> Result<()> {
         if text.is_empty() {
@@ -693,11 +725,11 @@ impl Device for AndroidDevice {
             .chars()
             .all(|c| c.is_ascii_graphic() || matches!(c, ' ' | '\n' | '\r' | '\t'));
         if ascii {
-            let mut script = Script::new();
-            for argv in input_text_commands(text)? {
-                script = script.then(&argv)?;
-            }
-            return self.input("typing text", script.build()).await;
+            let cmds = input_text_commands(text)?
+                .iter()
+                .map(|argv| command(argv))
+                .collect::<Result<Vec<_>>>()?;
+            return self.input_all("typing text", &cmds).await;
         }
         let (active, installed) = self.adb_keyboard_state().await?;
         if !active {
@@ -792,17 +824,22 @@ impl Device for AndroidDevice {
         })
     }
 
-    /// 1 round trip: `settings put system accelerometer_rotation 0; settings put system
-    /// user_rotation N`.
+    /// 2 round trips: `settings put system accelerometer_rotation 0`, `settings put
+    /// system user_rotation N`.
     async fn set_orientation(&self, orientation: Orientation) -> Result<()> {
         let n = match orientation {
             Orientation::Portrait => "0",
             Orientation::Landscape => "1",
         };
-        let s = Script::new()
-            .then(&["settings", "put", "system", "accelerometer_rotation", "0"])?
-            .then(&["settings", "put", "system", "user_rotation", n])?;
-        let out = self.sh("changing the orientation", s.build()).await?;
+        let out = self
+            .sh_seq(
+                "changing the orientation",
+                &[
+                    command(&["settings", "put", "system", "accelerometer_rotation", "0"])?,
+                    command(&["settings", "put", "system", "user_rotation", n])?,
+                ],
+            )
+            .await?;
         if out.contains("Exception") || out.contains("Error") {
             return Err(DeviceError::backend(format!(
                 "the device refused the orientation change: {}",
@@ -813,8 +850,8 @@ impl Device for AndroidDevice {
     }
 
     /// 1 round trip: `logcat -d -v threadtime -t N` (without `-t` when filters are
-    /// given, so the limit applies after filtering); with a `process` filter,
-    /// `ps -A -o PID=,NAME=` runs first in the same session to name the pids.
+    /// given, so the limit applies after filtering); with a `process` filter, one more:
+    /// `ps -A -o PID=,NAME=` to name the pids.
     async fn logs(&self, query: &LogQuery) -> Result<Vec<LogEntry>> {
         let limit = if query.limit == 0 {
             100
@@ -832,21 +869,17 @@ impl Device for AndroidDevice {
             logcat.push(limit.to_string());
         }
         let wants_process = query.filters.iter().any(|f| f.key == LogField::Process);
-        const MARK: &str = "--mobile-mcp-logcat--";
-        let cmd = if wants_process {
-            Script::new()
-                .then(&["ps", "-A", "-o", "PID=,NAME="])?
-                .then(&["echo", MARK])?
-                .then(&logcat)?
-                .build()
+        let ps = if wants_process {
+            self.sh(
+                "listing processes",
+                command(&["ps", "-A", "-o", "PID=,NAME="])?,
+            )
+            .await?
         } else {
-            command(&logcat)?
+            String::new()
         };
-        let out = self.sh("reading the device log", cmd).await?;
-        let (ps, log) = match out.split_once(MARK) {
-            Some((a, b)) if wants_process => (a, b),
-            _ => ("", out.as_str()),
-        };
+        let log = self.sh("reading the device log", command(&logcat)?).await?;
+        let log = log.as_str();
         let names: std::collections::HashMap<u32, String> = ps
             .lines()
             .filter_map(|l| {

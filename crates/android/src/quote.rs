@@ -5,6 +5,10 @@
 //! word made only of `[A-Za-z0-9_@%+=:,./-]` is left bare (it cannot contain syntax);
 //! anything else is wrapped in single quotes, with each `'` written as `'\''`. NUL
 //! cannot travel through a shell command line, so [`command`] refuses it.
+//!
+//! A command line is always one simple command: this crate never chains commands with
+//! `;` or `&&` (see `device::AndroidDevice::sh_seq`), so an unquoted operator on a
+//! device is always a bug or an attack.
 
 use std::borrow::Cow;
 
@@ -49,32 +53,6 @@ pub fn command<S: AsRef<str>>(argv: &[S]) -> Result<String> {
         out.push_str(&quote(a));
     }
     Ok(out)
-}
-
-/// Several commands run in one shell session (one round trip), one after the other
-/// whatever each one's exit status (`;`).
-#[derive(Debug, Default, Clone)]
-pub struct Script {
-    parts: Vec<String>,
-}
-
-impl Script {
-    pub fn new() -> Self {
-        Self::default()
-    }
-
-    pub fn then<S: AsRef<str>>(mut self, argv: &[S]) -> Result<Self> {
-        self.parts.push(command(argv)?);
-        Ok(self)
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.parts.is_empty()
-    }
-
-    pub fn build(&self) -> String {
-        self.parts.join("; ")
-    }
 }
 
 /// A test-only POSIX word splitter: it accepts bare words, single quotes, double
@@ -147,16 +125,6 @@ mod tests {
             "am force-stop 'com.x;reboot'"
         );
         assert!(command(&["a\0b"]).is_err());
-    }
-
-    #[test]
-    fn scripts_join_with_semicolons() {
-        let s = Script::new()
-            .then(&["wm", "size"])
-            .unwrap()
-            .then(&["wm", "density"])
-            .unwrap();
-        assert_eq!(s.build(), "wm size; wm density");
     }
 
     #[test]

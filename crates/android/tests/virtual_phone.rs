@@ -1,0 +1,390 @@
+//! Every `Device` method of the Android backend against the virtual phone, through a
+//! private adb server (never the default one on 5037) and directly over TCP. Asserts on
+//! what the phone received (the argv its shell split) and on its state afterwards.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use mobile_android::{AndroidBackend, AndroidConfig};
+use mobile_device::{
+    AppId, Button, CaptureFormat, Device, DeviceBackend, DeviceError, DeviceKind, DevicePath,
+    DeviceState, DeviceUrl, Locales, LogFilter, LogQuery, Orientation, Point, RecordingOptions,
+};
+use virtual_device::adb_server::PrivateAdbServer;
+use virtual_device::state::InputEvent;
+use virtual_device::{PhoneConfig, PhoneHandle, VirtualPhone};
+
+/// Upper bound for each whole test; a hang fails instead of blocking CI.
+const TEST_DEADLINE: Duration = Duration::from_secs(120);
+
+struct Rig {
+    device: Arc<dyn Device>,
+    phone: PhoneHandle,
+    _adb: PrivateAdbServer,
+}
+
+async fn rig() -> Rig {
+    let phone = VirtualPhone::start(PhoneConfig::default()).expect("start the virtual phone");
+    let adb = PrivateAdbServer::start().expect("start a private adb server");
+    adb.connect(&phone).expect("adb connect");
+    let config = AndroidConfig {
+        servers: vec![adb.socket_addr()],
+        adb_path: Some("/nonexistent/adb".into()),
+        timeout: Duration::from_secs(20),
+        ..Default::default()
+    };
+    let backend = AndroidBackend::new(config);
+    let found = backend.discover().await;
+    let info = found
+        .devices
+        .iter()
+        .find(|d| d.id == phone.serial())
+        .unwrap_or_else(|| panic!("phone not listed: {found:?}"))
+        .clone();
+    assert_eq!(info.state, DeviceState::Online, "{info:?}");
+    assert_eq!(info.model.as_deref(), Some("Pixel 7"));
+    assert_eq!(info.name, "Pixel 7");
+    assert_eq!(info.version.as_deref(), Some("14"));
+    assert_eq!(
+        info.kind,
+        DeviceKind::Real,
+        "a host:port device without qemu props is real"
+    );
+    let device = backend.open(&info).await.expect("open");
+    Rig {
+        device,
+        phone,
+        _adb: adb,
+    }
+}
+
+/// The argv of every shell command the phone received since the log was cleared.
+fn argvs(phone: &PhoneHandle) -> Vec<Vec<String>> {
+    phone
+        .shell_commands()
+        .into_iter()
+        .flat_map(|c| c.argv)
+        .collect()
+}
+
+fn v(words: &[&str]) -> Vec<String> {
+    words.iter().map(|s| s.to_string()).collect()
+}
+
+fn events(phone: &PhoneHandle) -> Vec<InputEvent> {
+    phone.state().input_events
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_method_through_a_private_adb_server() {
+    tokio::time::timeout(TEST_DEADLINE, async {
+        let Rig { device, phone, _adb } = rig().await;
+        let d = device.as_ref();
+
+        phone.clear_log();
+        let size = d.screen_size().await.unwrap();
+        assert_eq!((size.width, size.height), (1080, 2400));
+        assert!(size.scale > 1.0);
+        assert_eq!(argvs(&phone), vec![v(&["wm", "size"]), v(&["wm", "density"])]);
+
+        phone.clear_log();
+        let apps = d.list_apps().await.unwrap();
+        assert!(apps.iter().any(|a| a.package_name == "com.example.notes"), "{apps:?}");
+        assert_eq!(
+            argvs(&phone),
+            vec![v(&[
+                "cmd",
+                "package",
+                "query-activities",
+                "-a",
+                "android.intent.action.MAIN",
+                "-c",
+                "android.intent.category.LAUNCHER"
+            ])]
+        );
+
+        // Launch with a locale: set-app-locales, resolve-activity, am start -n.
+        phone.clear_log();
+        let notes = AppId::parse("com.example.notes").unwrap();
+        d.launch_app(&notes, Some(&Locales::parse("fr-FR").unwrap()))
+            .await
+            .unwrap();
+        let got = argvs(&phone);
+        assert_eq!(
+            got[0],
+            v(&["cmd", "locale", "set-app-locales", "com.example.notes", "--locales", "fr-FR"])
+        );
+        assert_eq!(
+            got[1],
+            v(&["cmd", "package", "resolve-activity", "--brief", "com.example.notes"])
+        );
+        assert_eq!(got[2][..3], v(&["am", "start", "-n"])[..]);
+        assert!(got[2][3].starts_with("com.example.notes/"), "{got:?}");
+        let st = phone.state();
+        assert_eq!(st.foreground().unwrap().package, "com.example.notes");
+        assert_eq!(st.app_locales.get("com.example.notes").map(String::as_str), Some("fr-FR"));
+
+        let fg = d.foreground_app().await.unwrap();
+        assert_eq!(fg.package_name, "com.example.notes");
+        assert!(fg.activity.unwrap().starts_with("com.example.notes."));
+
+        // Elements, and a tap at the exact centre of one.
+        let els = d.list_elements().await.unwrap();
+        assert!(!els.is_empty());
+        for (i, e) in els.iter().enumerate() {
+            assert_eq!(e.reference, format!("@e{}", i + 1));
+        }
+        let xml = d.ui_dump().await.unwrap();
+        assert!(xml.contains("<hierarchy"), "{xml}");
+        let target = els
+            .iter()
+            .find(|e| e.identifier.as_deref() == Some("com.example.notes:id/new_note"))
+            .unwrap_or_else(|| panic!("no new_note button in {els:#?}"));
+        let c = target.rect.center();
+        phone.clear_log();
+        phone.update_state(|s| s.input_events.clear());
+        d.tap(c).await.unwrap();
+        assert_eq!(argvs(&phone), vec![v(&["input", "tap", &c.x.to_string(), &c.y.to_string()])]);
+        assert_eq!(
+            events(&phone),
+            vec![InputEvent::Tap { x: c.x as f64, y: c.y as f64 }]
+        );
+
+        // Typing: spaces become %s, a literal "%s" is cut in two, hostile text stays literal.
+        let text = "Hi there; $(reboot) `id` 'q' \"x\" 100%sure";
+        phone.update_state(|s| s.input_events.clear());
+        d.type_text(text).await.unwrap();
+        let typed: String = events(&phone)
+            .into_iter()
+            .map(|e| match e {
+                InputEvent::Text { text } => text,
+                other => panic!("unexpected event {other:?}"),
+            })
+            .collect();
+        assert_eq!(typed, text);
+        assert!(phone.injections().is_empty(), "{:?}", phone.injections());
+
+        // Non-ASCII needs an IME the phone does not have: a clear error, nothing sent to input.
+        phone.clear_log();
+        let e = d.type_text("héllo 日本").await.unwrap_err();
+        assert!(matches!(e, DeviceError::Unsupported { .. }), "{e}");
+        assert!(e.to_string().contains("ADBKeyboard"), "{e}");
+        assert!(argvs(&phone).iter().all(|a| a[0] != "input"));
+
+        // Gestures and keys.
+        phone.update_state(|s| s.input_events.clear());
+        d.press_button(Button::Back).await.unwrap();
+        d.swipe(Point::new(500, 1500), Point::new(500, 500), Duration::from_millis(300))
+            .await
+            .unwrap();
+        d.long_press(Point::new(100, 200), Duration::from_millis(800)).await.unwrap();
+        d.double_tap(Point::new(10, 20)).await.unwrap();
+        let ev = events(&phone);
+        assert!(matches!(&ev[0], InputEvent::Key { name, .. } if name == "BACK"), "{ev:?}");
+        assert_eq!(
+            ev[1],
+            InputEvent::Swipe { x1: 500.0, y1: 1500.0, x2: 500.0, y2: 500.0, duration_ms: 300 }
+        );
+        assert!(
+            matches!(ev[2], InputEvent::LongPress { x, y, duration_ms: 800 } if x == 100.0 && y == 200.0)
+                || matches!(ev[2], InputEvent::Swipe { x1, y1, x2, y2, duration_ms: 800 } if (x1, y1, x2, y2) == (100.0, 200.0, 100.0, 200.0)),
+            "{ev:?}"
+        );
+        assert_eq!(ev[3..], [InputEvent::Tap { x: 10.0, y: 20.0 }, InputEvent::Tap { x: 10.0, y: 20.0 }]);
+        let e = d.press_button(Button::Siri).await.unwrap_err();
+        assert!(e.to_string().contains("HOME, BACK"), "{e}");
+        assert!(d.tap(Point::new(-1, 5)).await.is_err());
+
+        // Orientation.
+        phone.clear_log();
+        d.set_orientation(Orientation::Landscape).await.unwrap();
+        assert_eq!(
+            argvs(&phone),
+            vec![
+                v(&["settings", "put", "system", "accelerometer_rotation", "0"]),
+                v(&["settings", "put", "system", "user_rotation", "1"])
+            ]
+        );
+        assert_eq!(d.orientation().await.unwrap(), Orientation::Landscape);
+        d.set_orientation(Orientation::Portrait).await.unwrap();
+        assert_eq!(d.orientation().await.unwrap(), Orientation::Portrait);
+
+        // A URL with shell syntax in it is one literal argument.
+        let url = DeviceUrl::parse("https://example.com/a?b=1&c=$(id);x='y'").unwrap();
+        phone.clear_log();
+        d.open_url(&url).await.unwrap();
+        assert_eq!(
+            argvs(&phone),
+            vec![v(&["am", "start", "-a", "android.intent.action.VIEW", "-d", url.as_str()])]
+        );
+        assert_eq!(phone.state().browser_url, url.as_str());
+
+        // Terminate.
+        d.launch_app(&notes, None).await.unwrap();
+        phone.clear_log();
+        d.terminate_app(&notes).await.unwrap();
+        assert_eq!(argvs(&phone), vec![v(&["am", "force-stop", "com.example.notes"])]);
+        assert_ne!(
+            phone.state().foreground().map(|f| f.package.clone()).as_deref(),
+            Some("com.example.notes")
+        );
+
+        // Files, byte for byte.
+        let dir = tempfile::tempdir().unwrap();
+        let data: Vec<u8> = (0..200_000u32).map(|i| (i * 7 % 251) as u8).collect();
+        let local = dir.path().join("up.bin");
+        std::fs::write(&local, &data).unwrap();
+        let remote = DevicePath::parse("/sdcard/Download/up.bin").unwrap();
+        assert_eq!(d.push_file(&local, &remote).await.unwrap(), data.len() as u64);
+        assert_eq!(phone.file("/sdcard/Download/up.bin").as_deref(), Some(&data[..]));
+        let back = dir.path().join("down.bin");
+        assert_eq!(d.pull_file(&remote, &back).await.unwrap(), data.len() as u64);
+        assert_eq!(std::fs::read(&back).unwrap(), data);
+        let missing = DevicePath::parse("/sdcard/none.bin").unwrap();
+        assert!(d.pull_file(&missing, &dir.path().join("x")).await.is_err());
+
+        // Install (streamed, with progress) and uninstall.
+        let apk = dir.path().join("hello.apk");
+        std::fs::write(&apk, virtual_device::fake_apk("com.example.hello", "Hello")).unwrap();
+        let seen = Arc::new(std::sync::Mutex::new(Vec::new()));
+        let s2 = seen.clone();
+        d.install_app(&apk, Some(Arc::new(move |a, b| s2.lock().unwrap().push((a, b)))))
+            .await
+            .unwrap();
+        assert!(phone.state().packages.contains_key("com.example.hello"));
+        let total = std::fs::metadata(&apk).unwrap().len();
+        assert_eq!(*seen.lock().unwrap(), vec![(0, total), (total, total)]);
+        assert!(d.install_app(&dir.path().join("x.ipa"), None).await.is_err());
+        let hello = AppId::parse("com.example.hello").unwrap();
+        d.uninstall_app(&hello).await.unwrap();
+        assert!(!phone.state().packages.contains_key("com.example.hello"));
+        assert!(matches!(
+            d.uninstall_app(&hello).await.unwrap_err(),
+            DeviceError::NotFound { .. }
+        ));
+
+        // Logs and crashes.
+        let logs = d.logs(&LogQuery { limit: 5, filters: vec![] }).await.unwrap();
+        assert!(!logs.is_empty() && logs.len() <= 5, "{logs:?}");
+        let filtered = d
+            .logs(&LogQuery {
+                limit: 50,
+                filters: vec![LogFilter::parse("level=error").unwrap()],
+            })
+            .await
+            .unwrap();
+        assert!(filtered.iter().all(|e| e.level.as_deref() == Some("error")));
+        let crashes = d.crashes().await.unwrap();
+        for c in &crashes {
+            let text = d.crash(&c.id).await.unwrap();
+            assert!(!text.is_empty());
+        }
+        assert!(matches!(d.crash("nope").await.unwrap_err(), DeviceError::NotFound { .. }));
+
+        // Screenshot: raw RGBA of the whole screen.
+        let shot = d.screenshot().await.unwrap();
+        assert_eq!(shot.format, CaptureFormat::Rgba8 { width: 1080, height: 2400 });
+        assert_eq!(shot.bytes.len(), 1080 * 2400 * 4);
+
+        // Screen recording: started in the background, stopped, pulled, removed.
+        let out = dir.path().join("rec.mp4");
+        d.start_recording(&RecordingOptions { output: out.clone(), time_limit: Some(Duration::from_secs(30)) })
+            .await
+            .unwrap();
+        tokio::time::sleep(Duration::from_millis(500)).await;
+        let rec = d.stop_recording().await.unwrap();
+        assert_eq!(rec.path, out);
+        assert!(rec.bytes > 0 && std::fs::metadata(&out).unwrap().len() == rec.bytes);
+        assert!(
+            phone.state().files.keys().all(|k| !k.contains("mobile-mcp-")),
+            "the recording is removed from the device"
+        );
+        assert!(d.stop_recording().await.is_err());
+
+        // Not on Android, with hints.
+        for e in [
+            d.clipboard().await.unwrap_err(),
+            d.set_clipboard("x").await.unwrap_err(),
+            d.set_location(None).await.unwrap_err(),
+        ] {
+            assert!(matches!(e, DeviceError::Unsupported { hint: Some(_), .. }), "{e}");
+        }
+
+        assert!(phone.injections().is_empty(), "{:?}", phone.injections());
+    })
+    .await
+    .expect("test finished in time");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn direct_tcp_without_an_adb_server() {
+    tokio::time::timeout(TEST_DEADLINE, async {
+        let phone = VirtualPhone::start(PhoneConfig::default()).unwrap();
+        let std::net::SocketAddr::V4(addr) = phone.addr() else {
+            panic!("IPv4 loopback expected")
+        };
+        let backend = AndroidBackend::direct(addr);
+        let found = backend.discover().await;
+        assert_eq!(found.devices.len(), 1, "{found:?}");
+        let info = &found.devices[0];
+        assert_eq!(info.id, addr.to_string());
+        assert_eq!(info.state, DeviceState::Online);
+        assert_eq!(info.model.as_deref(), Some("Pixel 7"));
+        let d = backend.open(info).await.unwrap();
+        let size = d.screen_size().await.unwrap();
+        assert_eq!((size.width, size.height), (1080, 2400));
+        phone.update_state(|s| s.input_events.clear());
+        d.tap(Point::new(5, 6)).await.unwrap();
+        assert_eq!(events(&phone), vec![InputEvent::Tap { x: 5.0, y: 6.0 }]);
+        d.type_text("a b").await.unwrap();
+        let shot = d.screenshot().await.unwrap();
+        assert_eq!(
+            shot.format,
+            CaptureFormat::Rgba8 {
+                width: 1080,
+                height: 2400
+            }
+        );
+        let dir = tempfile::tempdir().unwrap();
+        let local = dir.path().join("f.txt");
+        std::fs::write(&local, b"direct bytes").unwrap();
+        let remote = DevicePath::parse("/sdcard/f.txt").unwrap();
+        assert_eq!(d.push_file(&local, &remote).await.unwrap(), 12);
+        assert_eq!(
+            phone.file("/sdcard/f.txt").as_deref(),
+            Some(&b"direct bytes"[..])
+        );
+        assert!(phone.injections().is_empty());
+
+        // The phone goes away: calls fail with an error, quickly, and nothing panics.
+        phone.stop();
+        let t = std::time::Instant::now();
+        assert!(d.screen_size().await.is_err());
+        assert!(t.elapsed() < Duration::from_secs(25), "{:?}", t.elapsed());
+        let found = backend.discover().await;
+        assert_ne!(found.devices[0].state, DeviceState::Online);
+    })
+    .await
+    .expect("test finished in time");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_device_that_vanishes_gives_a_clear_error() {
+    tokio::time::timeout(TEST_DEADLINE, async {
+        let Rig {
+            device,
+            phone,
+            _adb,
+        } = rig().await;
+        assert!(device.screen_size().await.is_ok());
+        phone.stop();
+        let e = device.screen_size().await.unwrap_err();
+        let text = e.to_string();
+        assert!(
+            text.contains(device.id()) || text.contains("adb server"),
+            "the error names the device or the server: {text}"
+        );
+    })
+    .await
+    .expect("test finished in time");
+}
