@@ -80,7 +80,10 @@ async fn tools_list_over_stdio_meets_the_rules() {
         .expect("initialize in time")
         .expect("initialize");
     let info = client.peer_info().expect("server info");
-    assert_eq!(info.server_info.name, "mobile-mcp");
+    assert_eq!(
+        info.server_info.as_ref().map(|s| s.name.as_str()),
+        Some("mobile-mcp")
+    );
     assert!(info.capabilities.tools.is_some());
 
     let tools = client.list_all_tools().await.expect("tools/list");

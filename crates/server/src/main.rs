@@ -15,15 +15,20 @@ use mobile_mcp::boundary::{Boundary, FilteringTransport};
 use rmcp::ServiceExt;
 use rmcp::transport::async_rw::AsyncRwTransport;
 
+const ENVIRONMENT: &str = "\
+Environment:
+  RUST_LOG                  log filter (default: warn,mobile_mcp=info); logs go to stderr or --log-file, never stdout
+  MCP_MODEL_PAYLOAD_FILTER  exactly 1 turns on the model-visible payload filter (vendor terms become reversible tokens)
+  MOBILE_MCP_AUTH           bearer token required by --listen (needed to listen on a non-loopback address)
+  ADB_SERVER_SOCKET         adb server as tcp:HOST:PORT (when no --adb-server is given)
+  ANDROID_ADB_SERVER_PORT   adb server port on 127.0.0.1 (when no --adb-server is given)
+  ANDROID_HOME              searched for platform-tools/adb to start an adb server
+  MOBILE_MCP_XCRUN          xcrun executable (same as --xcrun)
+  MOBILE_MCP_IDB            idb executable (same as --idb)";
+
 /// MCP server that lets AI agents operate Android phones and iOS simulators.
-///
-/// Environment: RUST_LOG sets the log filter (default "info"; logs go to stderr, never
-/// stdout). MCP_MODEL_PAYLOAD_FILTER=1 (exactly "1") turns on the model-visible payload
-/// filter. ADB_SERVER_SOCKET (tcp:HOST:PORT) and ANDROID_ADB_SERVER_PORT choose the adb
-/// server; ANDROID_HOME is searched for platform-tools/adb. MOBILE_MCP_XCRUN and
-/// MOBILE_MCP_IDB override the xcrun and idb executables.
 #[derive(Debug, Parser)]
-#[command(name = "mobile-mcp", version, about, long_about = None)]
+#[command(name = "mobile-mcp", version, about, long_about = None, after_help = ENVIRONMENT)]
 struct Cli {
     /// Serve Streamable HTTP at /mcp on [HOST:]PORT instead of stdio (HOST defaults to 127.0.0.1).
     #[arg(long, value_name = "[HOST:]PORT")]
@@ -168,16 +173,25 @@ async fn main() -> anyhow::Result<()> {
         payload_filter = boundary.is_some(),
         "serving MCP on stdio"
     );
-    let (stdin, stdout) = rmcp::transport::stdio();
-    let transport = AsyncRwTransport::new_server(stdin, stdout);
-    let service = match boundary {
-        Some(b) => server.serve(FilteringTransport::new(transport, b)).await,
-        None => server.serve(transport).await,
-    }
-    .context("MCP initialization over stdio failed")?;
+    let serve = async {
+        let (stdin, stdout) = rmcp::transport::stdio();
+        let transport = AsyncRwTransport::new_server(stdin, stdout);
+        let service = match boundary {
+            Some(b) => server.serve(FilteringTransport::new(transport, b)).await,
+            None => server.serve(transport).await,
+        }
+        .context("MCP initialization over stdio failed")?;
+        service
+            .waiting()
+            .await
+            .context("the MCP service stopped with an error")?;
+        anyhow::Ok(())
+    };
     tokio::select! {
-        r = service.waiting() => { r.context("the MCP service stopped with an error")?; }
-        _ = shutdown_signal() => { tracing::info!("signal received; shutting down"); }
+        r = serve => r?,
+        _ = shutdown_signal() => tracing::info!("signal received; shutting down"),
     }
-    Ok(())
+    // The stdin reader sits on a blocking thread that a runtime shutdown would wait
+    // for; nothing is left to flush, so leave now.
+    std::process::exit(0);
 }
