@@ -22,6 +22,7 @@
 
 pub mod boundary;
 pub mod files;
+pub mod http;
 pub mod output;
 pub mod params;
 pub mod policy;

@@ -9,6 +9,7 @@ use anyhow::Context;
 use clap::Parser;
 use mobile_device::{DeviceRegistry, UrlPolicy};
 use mobile_mcp::files::FileRoots;
+use mobile_mcp::http;
 use mobile_mcp::policy::ToolPolicy;
 use mobile_mcp::{MobileServer, ServerOptions};
 use mobile_mcp::boundary::{Boundary, FilteringTransport};
@@ -33,6 +34,26 @@ struct Cli {
     /// Serve Streamable HTTP at /mcp on [HOST:]PORT instead of stdio (HOST defaults to 127.0.0.1).
     #[arg(long, value_name = "[HOST:]PORT")]
     listen: Option<String>,
+
+    /// File holding the bearer token --listen requires (instead of MOBILE_MCP_AUTH).
+    #[arg(long, value_name = "PATH")]
+    auth_token_file: Option<PathBuf>,
+
+    /// Host header value (host or host:port) accepted by --listen besides loopback names; repeatable.
+    #[arg(long = "allowed-host", value_name = "HOST")]
+    allowed_hosts: Vec<String>,
+
+    /// Browser Origin (scheme://host[:port]) accepted by --listen; repeatable. Requests with any other Origin are refused.
+    #[arg(long = "allowed-origin", value_name = "ORIGIN")]
+    allowed_origins: Vec<String>,
+
+    /// Largest HTTP request body accepted by --listen, in bytes.
+    #[arg(long, default_value_t = 4 * 1024 * 1024, value_name = "BYTES")]
+    max_body_bytes: usize,
+
+    /// Close an idle HTTP session after this many seconds.
+    #[arg(long, default_value_t = 1800, value_name = "SECONDS")]
+    session_idle: u64,
 
     /// adb server to use, HOST:PORT; repeat for several (default 127.0.0.1:5037, or ADB_SERVER_SOCKET / ANDROID_ADB_SERVER_PORT).
     #[arg(long = "adb-server", value_name = "HOST:PORT")]
@@ -165,7 +186,29 @@ async fn main() -> anyhow::Result<()> {
     let server = MobileServer::new(registry, options);
 
     if let Some(listen) = &cli.listen {
-        anyhow::bail!("--listen {listen}: Streamable HTTP is not available in this build yet");
+        let auth_token = match &cli.auth_token_file {
+            Some(path) => Some(
+                std::fs::read_to_string(path)
+                    .with_context(|| format!("cannot read --auth-token-file {}", path.display()))?
+                    .trim()
+                    .to_string(),
+            ),
+            None => std::env::var("MOBILE_MCP_AUTH").ok().filter(|t| !t.is_empty()),
+        };
+        let config = http::HttpConfig {
+            listen: listen.clone(),
+            auth_token,
+            allowed_hosts: cli.allowed_hosts.clone(),
+            allowed_origins: cli.allowed_origins.clone(),
+            max_body_bytes: cli.max_body_bytes,
+            session_idle: Duration::from_secs(cli.session_idle.max(1)),
+        };
+        let boundary = Boundary::from_env();
+        tokio::select! {
+            r = http::serve(server, config, boundary) => r?,
+            _ = shutdown_signal() => tracing::info!("signal received; shutting down"),
+        }
+        return Ok(());
     }
 
     let boundary = Boundary::from_env();
