@@ -16,13 +16,18 @@ const ORIENTATIONS: &[&str] = &[
 ];
 
 fn usage(cmd: &str, msg: &str) -> Reply {
-    Reply::err(2, format!("usage: idb {cmd} [-h] [--udid UDID] ...\nidb {cmd}: error: {msg}\n"))
+    Reply::err(
+        2,
+        format!("usage: idb {cmd} [-h] [--udid UDID] ...\nidb {cmd}: error: {msg}\n"),
+    )
 }
 
 fn no_companion(udid: &str) -> Reply {
     Reply::err(
         1,
-        format!("Failed to connect to companion at address DomainSocketAddress(path='/tmp/idb/{udid}_companion.sock'): [Errno 2] No such file or directory\n"),
+        format!(
+            "Failed to connect to companion at address DomainSocketAddress(path='/tmp/idb/{udid}_companion.sock'): [Errno 2] No such file or directory\n"
+        ),
     )
 }
 
@@ -70,7 +75,10 @@ fn parse(args: &[String]) -> Result<Parsed, Reply> {
 
 fn int(cmd: &str, name: &str, v: Option<&String>) -> Result<f64, Reply> {
     let Some(v) = v else {
-        return Err(usage(cmd, &format!("the following arguments are required: {name}")));
+        return Err(usage(
+            cmd,
+            &format!("the following arguments are required: {name}"),
+        ));
     };
     v.parse::<i64>()
         .map(|n| n as f64)
@@ -113,7 +121,10 @@ pub fn run(state: &mut IosState, args: &[String]) -> Reply {
         return Reply::out(out);
     }
     let index = match &p.udid {
-        Some(u) => state.simulators.iter().position(|s| s.udid.eq_ignore_ascii_case(u)),
+        Some(u) => state
+            .simulators
+            .iter()
+            .position(|s| s.udid.eq_ignore_ascii_case(u)),
         None => state.simulators.iter().position(|s| s.state == "Booted"),
     };
     let Some(i) = index else {
@@ -131,7 +142,9 @@ pub fn run(state: &mut IosState, args: &[String]) -> Reply {
     }
     let sim = &mut state.simulators[i];
     match pos.as_slice() {
-        ["ui", "describe-all", ..] => Reply::out(format!("{}\n", compact(&describe_all(sim, p.nested)))),
+        ["ui", "describe-all", ..] => {
+            Reply::out(format!("{}\n", compact(&describe_all(sim, p.nested))))
+        }
         ["ui", "describe-point", ..] => {
             let x = match int("ui describe-point", "x", p.pos.get(2)) {
                 Ok(v) => v,
@@ -141,7 +154,10 @@ pub fn run(state: &mut IosState, args: &[String]) -> Reply {
                 Ok(v) => v,
                 Err(r) => return r,
             };
-            Reply::out(format!("{}\n", compact(&super::screen::describe_point(sim, x, y))))
+            Reply::out(format!(
+                "{}\n",
+                compact(&super::screen::describe_point(sim, x, y))
+            ))
         }
         ["ui", "tap", ..] => {
             let x = match int("ui tap", "x", p.pos.get(2)) {
@@ -152,10 +168,11 @@ pub fn run(state: &mut IosState, args: &[String]) -> Reply {
                 Ok(v) => v,
                 Err(r) => return r,
             };
-            if let Some(d) = &p.duration {
-                if d.parse::<f64>().is_err() {
-                    return usage("ui tap", &format!("argument --duration: invalid float value: '{d}'"));
-                }
+            if let Some(d) = p.duration.as_ref().filter(|d| d.parse::<f64>().is_err()) {
+                return usage(
+                    "ui tap",
+                    &format!("argument --duration: invalid float value: '{d}'"),
+                );
             }
             // HID taps arrive in portrait space whatever the rotation.
             sim.tap(x, y);
@@ -178,13 +195,20 @@ pub fn run(state: &mut IosState, args: &[String]) -> Reply {
         }
         ["ui", "key", code, ..] => {
             if code.parse::<u32>().is_err() {
-                return usage("ui key", &format!("argument key: invalid int value: '{code}'"));
+                return usage(
+                    "ui key",
+                    &format!("argument key: invalid int value: '{code}'"),
+                );
             }
             Reply::ok()
         }
         ["ui", "button", b, ..] => {
             if !BUTTONS.contains(b) {
-                let choices = BUTTONS.iter().map(|b| format!("'{b}'")).collect::<Vec<_>>().join(", ");
+                let choices = BUTTONS
+                    .iter()
+                    .map(|b| format!("'{b}'"))
+                    .collect::<Vec<_>>()
+                    .join(", ");
                 return usage(
                     "ui button",
                     &format!("argument button_type: invalid choice: '{b}' (choose from {choices})"),
@@ -198,7 +222,10 @@ pub fn run(state: &mut IosState, args: &[String]) -> Reply {
         }
         ["ui", "rotate", o, ..] => {
             if !ORIENTATIONS.contains(o) {
-                return usage("ui rotate", &format!("argument orientation: invalid choice: '{o}'"));
+                return usage(
+                    "ui rotate",
+                    &format!("argument orientation: invalid choice: '{o}'"),
+                );
             }
             sim.orientation = o.to_string();
             Reply::ok()
@@ -236,7 +263,11 @@ pub fn run(state: &mut IosState, args: &[String]) -> Reply {
                     ("architectures", J::Arr(vec![J::s("arm64")])),
                     (
                         "process_state",
-                        J::s(if pid.is_some() { "Running" } else { "Not running" }),
+                        J::s(if pid.is_some() {
+                            "Running"
+                        } else {
+                            "Not running"
+                        }),
                     ),
                     ("debuggable", J::Bool(false)),
                     ("pid", pid.map(|p| J::s(p.to_string())).unwrap_or(J::Null)),

@@ -112,7 +112,11 @@ fn log_command(tool: &str, argv: &[String]) {
     };
     line.push('\n');
     // One write with O_APPEND keeps concurrent lines whole.
-    if let Ok(mut f) = std::fs::OpenOptions::new().create(true).append(true).open(path) {
+    if let Ok(mut f) = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(path)
+    {
         let _ = f.write_all(line.as_bytes());
     }
 }
@@ -122,22 +126,30 @@ fn with_state(run: impl FnOnce(&mut IosState) -> Reply) -> Reply {
     let Some(path) = std::env::var_os(STATE_ENV) else {
         return Reply::err(
             70,
-            format!("fake iOS toolchain: set {STATE_ENV} to a state file (see virtual_device::ios::write_default_state)\n"),
+            format!(
+                "fake iOS toolchain: set {STATE_ENV} to a state file (see virtual_device::ios::write_default_state)\n"
+            ),
         );
     };
     let path = Path::new(&path);
     let mut state = match IosState::load(path) {
         Ok(s) => s,
         Err(e) => {
-            return Reply::err(70, format!("fake iOS toolchain: cannot read {}: {e}\n", path.display()));
+            return Reply::err(
+                70,
+                format!("fake iOS toolchain: cannot read {}: {e}\n", path.display()),
+            );
         }
     };
     let before = state.clone();
     let reply = run(&mut state);
-    if state != before {
-        if let Err(e) = state.save(path) {
-            return Reply::err(70, format!("fake iOS toolchain: cannot write {}: {e}\n", path.display()));
-        }
+    if state != before
+        && let Err(e) = state.save(path)
+    {
+        return Reply::err(
+            70,
+            format!("fake iOS toolchain: cannot write {}: {e}\n", path.display()),
+        );
     }
     reply
 }
@@ -148,7 +160,9 @@ pub fn run_xcrun(state: &mut IosState, args: &[String], stdin: &[u8]) -> Reply {
         Some("simctl") => simctl::run(state, &args[1..], stdin),
         Some(tool) => Reply::err(
             72,
-            format!("xcrun: error: unable to find utility \"{tool}\", not a developer tool or in PATH\n"),
+            format!(
+                "xcrun: error: unable to find utility \"{tool}\", not a developer tool or in PATH\n"
+            ),
         ),
         None => Reply::err(64, "Usage: xcrun [options] <tool name> ... arguments ...\n"),
     }

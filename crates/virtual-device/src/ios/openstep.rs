@@ -94,7 +94,10 @@ mod tests {
                 ("ApplicationType".into(), P::Str("System".into())),
                 ("CFBundleVersion".into(), P::Str("1.0".into())),
                 ("GroupContainers".into(), P::Dict(vec![])),
-                ("SBAppTags".into(), P::Arr(vec![P::Str("watch-companion".into())])),
+                (
+                    "SBAppTags".into(),
+                    P::Arr(vec![P::Str("watch-companion".into())]),
+                ),
                 ("X".into(), P::Str("a \"b\" 示".into())),
             ]),
         )]);

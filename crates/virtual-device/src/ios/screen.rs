@@ -198,11 +198,25 @@ fn ax(
         }
     };
     vec![
-        ("AXFrame".into(), J::s(format!("{{{{{}, {}}}, {{{}, {}}}}}", f(x), f(y), f(w), f(h)))),
+        (
+            "AXFrame".into(),
+            J::s(format!(
+                "{{{{{}, {}}}, {{{}, {}}}}}",
+                f(x),
+                f(y),
+                f(w),
+                f(h)
+            )),
+        ),
         ("AXUniqueId".into(), J::opt(id)),
         (
             "frame".into(),
-            J::obj(vec![("y", J::Num(y)), ("x", J::Num(x)), ("width", J::Num(w)), ("height", J::Num(h))]),
+            J::obj(vec![
+                ("y", J::Num(y)),
+                ("x", J::Num(x)),
+                ("width", J::Num(w)),
+                ("height", J::Num(h)),
+            ]),
         ),
         ("role_description".into(), J::s(desc)),
         ("AXLabel".into(), J::opt(label)),
@@ -227,7 +241,11 @@ fn element_json(e: &UiElement, nested: bool, out: &mut Vec<J>) -> J {
         (e.x, e.y, e.width, e.height),
     );
     if nested {
-        let kids = e.children.iter().map(|c| element_json(c, true, out)).collect();
+        let kids = e
+            .children
+            .iter()
+            .map(|c| element_json(c, true, out))
+            .collect();
         pairs.push(("children".into(), J::Arr(kids)));
         J::Obj(pairs)
     } else {
@@ -254,7 +272,10 @@ pub fn describe_all(sim: &Simulator, nested: bool) -> J {
     let visible = sim.visible();
     if nested {
         let mut sink = Vec::new();
-        let kids = visible.iter().map(|e| element_json(e, true, &mut sink)).collect();
+        let kids = visible
+            .iter()
+            .map(|e| element_json(e, true, &mut sink))
+            .collect();
         root.push(("children".into(), J::Arr(kids)));
         J::Arr(vec![J::Obj(root)])
     } else {

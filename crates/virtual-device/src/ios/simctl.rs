@@ -88,10 +88,10 @@ fn list(state: &IosState, args: &[String]) -> Reply {
         .filter(|a| !a.starts_with('-'))
         .collect();
     let section = words.first().copied();
-    if let Some(s) = section {
-        if !["devices", "devicetypes", "runtimes", "pairs"].contains(&s) {
-            return Reply::err(1, format!("Invalid section: {s}\n"));
-        }
+    if let Some(s) =
+        section.filter(|s| !["devices", "devicetypes", "runtimes", "pairs"].contains(s))
+    {
+        return Reply::err(1, format!("Invalid section: {s}\n"));
     }
     let filter = words.get(1).copied();
     let keep = |s: &Simulator| match filter {
@@ -154,7 +154,10 @@ fn app_plist(home: &str, udid: &str, a: &FakeApp) -> P {
     }
     let dir = format!("{}.app", a.executable());
     let path = if a.kind == "User" {
-        let c = a.container.clone().unwrap_or_else(|| uuid_like(&a.bundle_id));
+        let c = a
+            .container
+            .clone()
+            .unwrap_or_else(|| uuid_like(&a.bundle_id));
         let container = format!(
             "{home}/Library/Developer/CoreSimulator/Devices/{udid}/data/Containers/Bundle/Application/{c}/"
         );
@@ -188,7 +191,14 @@ fn uuid_like(seed: &str) -> String {
         h = h.wrapping_mul(0x0000000001000000000000000000013B);
     }
     let x = format!("{h:032X}");
-    format!("{}-{}-{}-{}-{}", &x[..8], &x[8..12], &x[12..16], &x[16..20], &x[20..])
+    format!(
+        "{}-{}-{}-{}-{}",
+        &x[..8],
+        &x[8..12],
+        &x[12..16],
+        &x[16..20],
+        &x[20..]
+    )
 }
 
 /// Renders the current screen as a PNG of the simulator's pixel size.
@@ -270,7 +280,9 @@ fn io(state: &mut IosState, i: usize, args: &[String]) -> Reply {
             if Path::new(file).exists() && !args.iter().any(|a| a == "--force" || a == "-f") {
                 return Reply::err(
                     1,
-                    format!("{ENCOUNTERED} (domain=NSPOSIXErrorDomain, code=17):\nFile exists: {file}\n"),
+                    format!(
+                        "{ENCOUNTERED} (domain=NSPOSIXErrorDomain, code=17):\nFile exists: {file}\n"
+                    ),
                 );
             }
             let seconds = super::wait_for_sigint();
@@ -318,7 +330,10 @@ fn log_show(sim: &Simulator) -> Reply {
         out.push_str(&super::json::compact(&line).replace('/', "\\/"));
         out.push('\n');
     }
-    out.push_str(&format!("{{\"count\":{},\"finished\":1}}\n", sim.logs.len()));
+    out.push_str(&format!(
+        "{{\"count\":{},\"finished\":1}}\n",
+        sim.logs.len()
+    ));
     Reply::out(out)
 }
 
@@ -373,11 +388,18 @@ pub fn run(state: &mut IosState, args: &[String], stdin: &[u8]) -> Reply {
             if !s.available {
                 return Reply::err(
                     165,
-                    format!("{ENCOUNTERED} (domain=com.apple.CoreSimulator.SimError, code=421):\nUnable to boot device because we cannot determine the runtime bundle.\n"),
+                    format!(
+                        "{ENCOUNTERED} (domain=com.apple.CoreSimulator.SimError, code=421):\nUnable to boot device because we cannot determine the runtime bundle.\n"
+                    ),
                 );
             }
             if s.state == "Booted" {
-                return Reply::err(149, format!("{ENCOUNTERED} (domain=com.apple.CoreSimulator.SimError, code=405):\nUnable to boot device in current state: Booted\n"));
+                return Reply::err(
+                    149,
+                    format!(
+                        "{ENCOUNTERED} (domain=com.apple.CoreSimulator.SimError, code=405):\nUnable to boot device in current state: Booted\n"
+                    ),
+                );
             }
             s.state = "Booted".into();
             s.last_booted_at = Some("2026-09-05T08:00:00Z".into());
@@ -391,7 +413,12 @@ pub fn run(state: &mut IosState, args: &[String], stdin: &[u8]) -> Reply {
             };
             let s = &mut state.simulators[i];
             if s.state != "Booted" {
-                return Reply::err(149, format!("{ENCOUNTERED} (domain=com.apple.CoreSimulator.SimError, code=405):\nUnable to shutdown device in current state: Shutdown\n"));
+                return Reply::err(
+                    149,
+                    format!(
+                        "{ENCOUNTERED} (domain=com.apple.CoreSimulator.SimError, code=405):\nUnable to shutdown device in current state: Shutdown\n"
+                    ),
+                );
             }
             s.state = "Shutdown".into();
             s.running.clear();
@@ -423,7 +450,9 @@ pub fn run(state: &mut IosState, args: &[String], stdin: &[u8]) -> Reply {
             if !s.apps.iter().any(|a| &a.bundle_id == bid) {
                 return Reply::err(
                     4,
-                    format!("{ENCOUNTERED} (domain=FBSOpenApplicationServiceErrorDomain, code=4):\nSimulator device failed to launch {bid}.\nUnderlying error (domain=FBSOpenApplicationServiceErrorDomain, code=4):\n\tThe request to open \"{bid}\" failed.\n"),
+                    format!(
+                        "{ENCOUNTERED} (domain=FBSOpenApplicationServiceErrorDomain, code=4):\nSimulator device failed to launch {bid}.\nUnderlying error (domain=FBSOpenApplicationServiceErrorDomain, code=4):\n\tThe request to open \"{bid}\" failed.\n"
+                    ),
                 );
             }
             if flags.iter().any(|f| *f == "--terminate-running-process") {
@@ -441,7 +470,9 @@ pub fn run(state: &mut IosState, args: &[String], stdin: &[u8]) -> Reply {
             if s.running.remove(bid).is_none() {
                 return Reply::err(
                     3,
-                    format!("{ENCOUNTERED} (domain=NSPOSIXErrorDomain, code=3):\nSimulator device failed to terminate {bid}.\nfound nothing to terminate\n"),
+                    format!(
+                        "{ENCOUNTERED} (domain=NSPOSIXErrorDomain, code=3):\nSimulator device failed to terminate {bid}.\nfound nothing to terminate\n"
+                    ),
                 );
             }
             if s.foreground.as_ref() == Some(bid) {
@@ -458,13 +489,17 @@ pub fn run(state: &mut IosState, args: &[String], stdin: &[u8]) -> Reply {
             if !p.exists() {
                 return Reply::err(
                     2,
-                    format!("{ENCOUNTERED} (domain=NSPOSIXErrorDomain, code=2):\nSimulator device failed to install the application.\nlstat of {path} failed: No such file or directory\n"),
+                    format!(
+                        "{ENCOUNTERED} (domain=NSPOSIXErrorDomain, code=2):\nSimulator device failed to install the application.\nlstat of {path} failed: No such file or directory\n"
+                    ),
                 );
             }
             let Some(app) = p.is_dir().then(|| read_info_plist(p)).flatten() else {
                 return Reply::err(
                     22,
-                    format!("{ENCOUNTERED} (domain=IXErrorDomain, code=13):\nSimulator device failed to install the application.\nMissing bundle ID.\n"),
+                    format!(
+                        "{ENCOUNTERED} (domain=IXErrorDomain, code=13):\nSimulator device failed to install the application.\nMissing bundle ID.\n"
+                    ),
                 );
             };
             let s = &mut state.simulators[i];
@@ -506,7 +541,9 @@ pub fn run(state: &mut IosState, args: &[String], stdin: &[u8]) -> Reply {
             let Some(handler) = handler else {
                 return Reply::err(
                     115,
-                    format!("{ENCOUNTERED} (domain=LSApplicationWorkspaceErrorDomain, code=115):\nSimulator device failed to open {url}.\n"),
+                    format!(
+                        "{ENCOUNTERED} (domain=LSApplicationWorkspaceErrorDomain, code=115):\nSimulator device failed to open {url}.\n"
+                    ),
                 );
             };
             s.opened_urls.push(url.clone());
@@ -526,7 +563,9 @@ pub fn run(state: &mut IosState, args: &[String], stdin: &[u8]) -> Reply {
             if state.simulators[i].state != "Booted" {
                 return Reply::err(
                     149,
-                    format!("{ENCOUNTERED} (domain=com.apple.CoreSimulator.SimError, code=405):\nProcess spawn via launchd failed because device is not booted.\n"),
+                    format!(
+                        "{ENCOUNTERED} (domain=com.apple.CoreSimulator.SimError, code=405):\nProcess spawn via launchd failed because device is not booted.\n"
+                    ),
                 );
             }
             match rest.get(1..3) {
@@ -563,7 +602,10 @@ pub fn run(state: &mut IosState, args: &[String], stdin: &[u8]) -> Reply {
                     state.simulators[i].location = None;
                     Reply::ok()
                 }
-                _ => Reply::err(1, "Usage: simctl location <device> [set|clear|list|run|start]\n"),
+                _ => Reply::err(
+                    1,
+                    "Usage: simctl location <device> [set|clear|list|run|start]\n",
+                ),
             }
         }
         other => Reply::err(1, format!("Unrecognized subcommand: {other}\n")),

@@ -130,9 +130,12 @@ impl FakeApp {
     }
 
     pub fn executable(&self) -> String {
-        self.executable
-            .clone()
-            .unwrap_or_else(|| self.name.chars().filter(|c| c.is_ascii_alphanumeric()).collect())
+        self.executable.clone().unwrap_or_else(|| {
+            self.name
+                .chars()
+                .filter(|c| c.is_ascii_alphanumeric())
+                .collect()
+        })
     }
 }
 
@@ -300,13 +303,19 @@ pub fn default_state() -> IosState {
     screens.insert("com.apple.Preferences".to_string(), settings_screen());
     screens.insert(
         "com.apple.Preferences/general".to_string(),
-        vec![UiElement::new("Button", "About", (20.0, 150.0, 362.0, 44.0))
-            .on_tap("show:com.apple.Preferences")],
+        vec![
+            UiElement::new("Button", "About", (20.0, 150.0, 362.0, 44.0))
+                .on_tap("show:com.apple.Preferences"),
+        ],
     );
     screens.insert("com.alibaba.qwen".to_string(), qwen_screen());
     screens.insert(
         NOTES_BUNDLE.to_string(),
-        vec![UiElement::new("StaticText", NOTES_NAME, (16.0, 60.0, 370.0, 30.0))],
+        vec![UiElement::new(
+            "StaticText",
+            NOTES_NAME,
+            (16.0, 60.0, 370.0, 30.0),
+        )],
     );
     screens.insert(
         "com.apple.mobilesafari".to_string(),
@@ -384,7 +393,13 @@ pub fn default_state() -> IosState {
         width_points: 834,
         height_points: 1210,
         scale: 2,
-        apps: vec![app("com.apple.Preferences", "Preferences", Some("Settings"), "System", "1")],
+        apps: vec![app(
+            "com.apple.Preferences",
+            "Preferences",
+            Some("Settings"),
+            "System",
+            "1",
+        )],
         screens: BTreeMap::new(),
         logs: Vec::new(),
         ..phone.clone()

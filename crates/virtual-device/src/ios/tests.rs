@@ -26,13 +26,24 @@ fn listapps_is_an_openstep_plist_with_escapes() {
     let r = run_xcrun(&mut s, &args(&["simctl", "listapps", BOOTED_UDID]), b"");
     assert_eq!(r.code, 0);
     let text = String::from_utf8(r.stdout.clone()).unwrap();
-    assert!(text.starts_with("{\n    \"com.alibaba.qwen\" =     {\n        ApplicationType = User;\n"), "{text}");
-    assert!(text.contains("CFBundleDisplayName = \"My \\\"Quick\\\" Notes {beta} \\U793a\\U4f8b\";"), "{text}");
+    assert!(
+        text.starts_with("{\n    \"com.alibaba.qwen\" =     {\n        ApplicationType = User;\n"),
+        "{text}"
+    );
+    assert!(
+        text.contains("CFBundleDisplayName = \"My \\\"Quick\\\" Notes {beta} \\U793a\\U4f8b\";"),
+        "{text}"
+    );
     assert!(text.contains("        CFBundleVersion = 42;\n"));
     let v = plist::Value::from_reader_ascii(std::io::Cursor::new(&r.stdout)).unwrap();
     let notes = v.as_dictionary().unwrap().get(NOTES_BUNDLE).unwrap();
     assert_eq!(
-        notes.as_dictionary().unwrap().get("CFBundleDisplayName").unwrap().as_string(),
+        notes
+            .as_dictionary()
+            .unwrap()
+            .get("CFBundleDisplayName")
+            .unwrap()
+            .as_string(),
         Some(NOTES_NAME)
     );
 }
@@ -40,26 +51,65 @@ fn listapps_is_an_openstep_plist_with_escapes() {
 #[test]
 fn launch_terminate_and_their_errors() {
     let mut s = default_state();
-    let r = run_xcrun(&mut s, &args(&["simctl", "launch", BOOTED_UDID, "com.alibaba.qwen"]), b"");
-    assert_eq!(String::from_utf8(r.stdout).unwrap(), "com.alibaba.qwen: 40000\n");
-    assert_eq!(s.simulators[0].foreground.as_deref(), Some("com.alibaba.qwen"));
-    let r = run_xcrun(&mut s, &args(&["simctl", "launch", BOOTED_UDID, "com.nope"]), b"");
+    let r = run_xcrun(
+        &mut s,
+        &args(&["simctl", "launch", BOOTED_UDID, "com.alibaba.qwen"]),
+        b"",
+    );
+    assert_eq!(
+        String::from_utf8(r.stdout).unwrap(),
+        "com.alibaba.qwen: 40000\n"
+    );
+    assert_eq!(
+        s.simulators[0].foreground.as_deref(),
+        Some("com.alibaba.qwen")
+    );
+    let r = run_xcrun(
+        &mut s,
+        &args(&["simctl", "launch", BOOTED_UDID, "com.nope"]),
+        b"",
+    );
     assert_eq!(r.code, 4);
-    assert!(r.stderr.contains("The request to open \"com.nope\" failed."));
-    let r = run_xcrun(&mut s, &args(&["simctl", "terminate", BOOTED_UDID, "com.alibaba.qwen"]), b"");
+    assert!(
+        r.stderr
+            .contains("The request to open \"com.nope\" failed.")
+    );
+    let r = run_xcrun(
+        &mut s,
+        &args(&["simctl", "terminate", BOOTED_UDID, "com.alibaba.qwen"]),
+        b"",
+    );
     assert_eq!(r.code, 0);
-    let r = run_xcrun(&mut s, &args(&["simctl", "terminate", BOOTED_UDID, "com.alibaba.qwen"]), b"");
+    let r = run_xcrun(
+        &mut s,
+        &args(&["simctl", "terminate", BOOTED_UDID, "com.alibaba.qwen"]),
+        b"",
+    );
     assert_eq!(r.code, 3);
     assert!(r.stderr.ends_with("found nothing to terminate\n"));
-    let r = run_xcrun(&mut s, &args(&["simctl", "launch", SHUTDOWN_UDID, "com.apple.Preferences"]), b"");
+    let r = run_xcrun(
+        &mut s,
+        &args(&["simctl", "launch", SHUTDOWN_UDID, "com.apple.Preferences"]),
+        b"",
+    );
     assert_eq!(r.code, 149);
-    assert!(r.stderr.contains("Unable to lookup in current state: Shutdown"));
+    assert!(
+        r.stderr
+            .contains("Unable to lookup in current state: Shutdown")
+    );
     let r = run_xcrun(&mut s, &args(&["simctl", "listapps", "NOPE"]), b"");
     assert_eq!((r.code, r.stderr.as_str()), (148, "Invalid device: NOPE\n"));
-    let r = run_xcrun(&mut s, &args(&["simctl", "openurl", BOOTED_UDID, "zzzz://nothing"]), b"");
+    let r = run_xcrun(
+        &mut s,
+        &args(&["simctl", "openurl", BOOTED_UDID, "zzzz://nothing"]),
+        b"",
+    );
     assert_eq!(r.code, 115);
     let r = run_xcrun(&mut s, &args(&["simctl", "nosuchsub"]), b"");
-    assert_eq!((r.code, r.stderr.as_str()), (1, "Unrecognized subcommand: nosuchsub\n"));
+    assert_eq!(
+        (r.code, r.stderr.as_str()),
+        (1, "Unrecognized subcommand: nosuchsub\n")
+    );
 }
 
 #[test]
@@ -68,18 +118,43 @@ fn taps_open_apps_focus_fields_and_take_text() {
     // The home screen lists every app as an icon; Qwen is the third.
     let tree = json::compact(&screen::describe_all(&s.simulators[0], false));
     assert!(tree.starts_with("[{\"AXFrame\":\"{{0, 0}, {402, 874}}\",\"AXUniqueId\":null,\"frame\":{\"y\":0,\"x\":0,\"width\":402,\"height\":874},\"role_description\":\"application\",\"AXLabel\":\"SpringBoard\""), "{tree}");
-    assert_eq!(run_idb(&mut s, &args(&["ui", "tap", "230", "100", "--udid", BOOTED_UDID])).code, 0);
-    assert_eq!(s.simulators[0].foreground.as_deref(), Some("com.alibaba.qwen"));
-    run_idb(&mut s, &args(&["ui", "tap", "100", "800", "--udid", BOOTED_UDID]));
-    run_idb(&mut s, &args(&["ui", "text", "hello 世界", "--udid", BOOTED_UDID]));
+    assert_eq!(
+        run_idb(
+            &mut s,
+            &args(&["ui", "tap", "230", "100", "--udid", BOOTED_UDID])
+        )
+        .code,
+        0
+    );
+    assert_eq!(
+        s.simulators[0].foreground.as_deref(),
+        Some("com.alibaba.qwen")
+    );
+    run_idb(
+        &mut s,
+        &args(&["ui", "tap", "100", "800", "--udid", BOOTED_UDID]),
+    );
+    run_idb(
+        &mut s,
+        &args(&["ui", "text", "hello 世界", "--udid", BOOTED_UDID]),
+    );
     let tree = json::compact(&screen::describe_all(&s.simulators[0], true));
     assert!(tree.contains("\"AXLabel\":\"Ask Qwen\",\"content_required\":false,\"type\":\"TextField\",\"title\":null,\"help\":null,\"custom_actions\":[],\"AXValue\":\"hello 世界\""), "{tree}");
-    let r = run_idb(&mut s, &args(&["ui", "button", "VOLUME_UP", "--udid", BOOTED_UDID]));
+    let r = run_idb(
+        &mut s,
+        &args(&["ui", "button", "VOLUME_UP", "--udid", BOOTED_UDID]),
+    );
     assert_eq!(r.code, 2);
     assert!(r.stderr.contains("invalid choice: 'VOLUME_UP'"));
-    run_idb(&mut s, &args(&["ui", "button", "HOME", "--udid", BOOTED_UDID]));
+    run_idb(
+        &mut s,
+        &args(&["ui", "button", "HOME", "--udid", BOOTED_UDID]),
+    );
     assert_eq!(s.simulators[0].foreground, None);
-    let r = run_idb(&mut s, &args(&["ui", "tap", "1", "1", "--udid", SHUTDOWN_UDID]));
+    let r = run_idb(
+        &mut s,
+        &args(&["ui", "tap", "1", "1", "--udid", SHUTDOWN_UDID]),
+    );
     assert!(r.stderr.starts_with("Failed to connect to companion"));
 }
 
@@ -89,6 +164,9 @@ fn list_targets_is_python_ndjson() {
     let r = run_idb(&mut s, &args(&["list-targets", "--json"]));
     let text = String::from_utf8(r.stdout).unwrap();
     let first = text.lines().next().unwrap();
-    assert!(first.starts_with("{\"name\": \"iPad Pro 11-inch (M4)\", \"udid\": \"3F1C114D"), "{first}");
+    assert!(
+        first.starts_with("{\"name\": \"iPad Pro 11-inch (M4)\", \"udid\": \"3F1C114D"),
+        "{first}"
+    );
     assert_eq!(text.lines().count(), 3);
 }
