@@ -30,11 +30,32 @@ pub const ANDROID_BUTTONS: &str = "HOME, BACK, MENU, ENTER, VOLUME_UP, VOLUME_DO
 /// The package of the ADBKeyboard IME, the route for non-ASCII text.
 const ADB_KEYBOARD: &str = "com.android.adbkeyboard";
 
-/// How screenshots are captured. Raw (`screencap` without `-p`) skips the PNG encode on
-/// the phone, which costs far more than moving the bigger raw frame over adb (see the
-/// crate docs for the measurement); PNG stays as the fallback for pixel formats
-/// other than RGBA/RGBX.
-const RAW_SCREENSHOTS: bool = true;
+/// Whether screenshots of a device are captured as PNG rather than raw RGBA.
+///
+/// Raw (`screencap` without `-p`, 10 MB for 1080x2400) skips the PNG encode on the
+/// phone, which costs a phone CPU hundreds of milliseconds per frame; USB and emulator
+/// links move the raw frame faster than that. A device reached over a real network
+/// (adb over Wi-Fi, `HOST:PORT` with a non-loopback host) is bandwidth-bound, so it
+/// sends the ~10x smaller PNG instead. Measured on the virtual phone (loopback, debug
+/// build; `tests/screenshot_measure.rs`): raw capture 77 ms / 241 ms with scale + JPEG;
+/// `-p` 1.6 ms (the phone caches its PNG) / 152 ms, plus 55 ms that encoding the frame
+/// to PNG takes on this host, which the phone would add. A raw frame in an unexpected
+/// pixel format falls back to PNG.
+fn prefers_png(link: &Link) -> bool {
+    let host = match link {
+        // mDNS-discovered Wi-Fi devices: `adb-SERIAL-id._adb-tls-connect._tcp`.
+        Link::Server { serial, .. } if serial.contains("._adb") => return true,
+        Link::Server { serial, .. } => match serial.rsplit_once(':') {
+            Some((host, port)) if port.parse::<u16>().is_ok() => host.to_string(),
+            _ => return false,
+        },
+        Link::Direct(d) => d.addr().ip().to_string(),
+    };
+    match host.parse::<std::net::IpAddr>() {
+        Ok(ip) => !ip.is_loopback(),
+        Err(_) => host != "localhost",
+    }
+}
 
 struct ActiveRecording {
     device_path: String,
@@ -50,6 +71,7 @@ pub struct AndroidDevice {
     timeout: Duration,
     install_timeout: Duration,
     input: Mutex<()>,
+    png_screenshots: bool,
     displays: OnceCell<Vec<String>>,
     recording: Mutex<Option<ActiveRecording>>,
 }
@@ -63,10 +85,11 @@ impl AndroidDevice {
     ) -> Self {
         AndroidDevice {
             id,
-            link,
             timeout,
             install_timeout,
             input: Mutex::new(()),
+            png_screenshots: prefers_png(&link),
+            link,
             displays: OnceCell::new(),
             recording: Mutex::new(None),
         }
@@ -629,13 +652,14 @@ impl Device for AndroidDevice {
         })
     }
 
-    /// 1 round trip: `screencap` (raw RGBA, no PNG encode on the phone); a
+    /// 1 round trip: `screencap` (raw RGBA, no PNG encode on the phone; `screencap -p`
+    /// for a device on a real network, see [`prefers_png`]); a
     /// multi-display phone adds `dumpsys SurfaceFlinger --display-id` once and
     /// `cmd display get-displays` per capture, and captures with `-d ID`.
     async fn screenshot(&self) -> Result<Screenshot> {
         let display = self.capture_display().await?;
         let mut argv = vec!["screencap".to_string()];
-        if !RAW_SCREENSHOTS {
+        if self.png_screenshots {
             argv.push("-p".into());
         }
         if let Some(d) = &display {
@@ -645,7 +669,7 @@ impl Device for AndroidDevice {
         let bytes = self
             .sh_bytes("taking a screenshot", command(&argv)?, self.timeout)
             .await?;
-        if !RAW_SCREENSHOTS {
+        if self.png_screenshots {
             return png_capture(bytes);
         }
         match parse::screencap::parse_raw(bytes) {
@@ -1146,6 +1170,28 @@ mod tests {
             let c = input_text_commands(&s).unwrap();
             prop_assert_eq!(typed(&c), s);
         }
+    }
+
+    #[test]
+    fn png_only_over_a_real_network() {
+        let server = |serial: &str| Link::Server {
+            addr: "127.0.0.1:5037".parse().unwrap(),
+            serial: serial.into(),
+        };
+        assert!(!prefers_png(&server("emulator-5554")));
+        assert!(!prefers_png(&server("R58M12ABCDE")));
+        assert!(!prefers_png(&server("127.0.0.1:15555")));
+        assert!(prefers_png(&server("192.168.1.20:5555")));
+        assert!(prefers_png(&server(
+            "adb-R58M-abc._adb-tls-connect._tcp:37000"
+        )));
+        let direct = |a: &str| {
+            Link::Direct(std::sync::Arc::new(crate::transport::DirectLink::new(
+                a.parse().unwrap(),
+            )))
+        };
+        assert!(!prefers_png(&direct("127.0.0.1:15555")));
+        assert!(prefers_png(&direct("10.0.0.9:5555")));
     }
 
     #[test]

@@ -29,9 +29,15 @@
 //!
 //! Screenshots are captured raw (`screencap` without `-p`, handed on as
 //! `CaptureFormat::Rgba8`): the PNG encode on a phone costs hundreds of milliseconds,
-//! while the bigger raw frame is cheap on USB 2 and free on loopback; the shared
-//! pipeline scales and encodes once, on the host. See [`device`] for each method's
-//! commands and round trips.
+//! while USB and emulator links move the raw frame faster; devices on a real network
+//! (adb over Wi-Fi) get `screencap -p` instead. The shared pipeline scales and encodes
+//! once, on the host. The measurement is in [`device`] (`prefers_png`); each method's
+//! doc comment lists its device commands and round trips.
+//!
+//! Multi-command operations run one command per shell session (never `a; b`): a
+//! device line is always one quoted argv, which keeps injection auditing exact at
+//! the cost of one extra round trip for `wm size`+`wm density`, orientation changes
+//! and double taps.
 //!
 //! Crates used: `adb_client` (adb server and adbd protocols), `roxmltree` (uiautomator
 //! XML), `base64` (text for the ADBKeyboard IME).
