@@ -453,16 +453,16 @@ fn cmd(ctx: &mut Ctx, args: &[String]) -> Res {
         "input" => input(ctx, rest),
         "locale" => {
             // cmd locale set-app-locales PKG --locales L
-            if rest.first().map(String::as_str) == Some("set-app-locales") {
-                if let Some(pkg) = rest.get(1) {
-                    let locales = rest
-                        .iter()
-                        .position(|a| a == "--locales")
-                        .and_then(|i| rest.get(i + 1))
-                        .cloned()
-                        .unwrap_or_default();
-                    ctx.with_state(|s| s.app_locales.insert(pkg.clone(), locales));
-                }
+            if rest.first().map(String::as_str) == Some("set-app-locales")
+                && let Some(pkg) = rest.get(1)
+            {
+                let locales = rest
+                    .iter()
+                    .position(|a| a == "--locales")
+                    .and_then(|i| rest.get(i + 1))
+                    .cloned()
+                    .unwrap_or_default();
+                ctx.with_state(|s| s.app_locales.insert(pkg.clone(), locales));
             }
             Ok(0)
         }
@@ -596,7 +596,7 @@ fn list_packages(ctx: &mut Ctx, args: &[String]) -> Res {
     let out: String = ctx.with_state(|s| {
         s.packages
             .values()
-            .filter(|p| !(third && p.system) && !(system && !p.system))
+            .filter(|p| (!third || !p.system) && (!system || p.system))
             .filter(|p| filter.as_deref().is_none_or(|f| p.name.contains(f)))
             .map(|p| {
                 let mut line = String::from("package:");
@@ -715,12 +715,14 @@ fn intent_filter(args: &[String]) -> (Option<String>, Vec<String>, Option<String
 }
 
 /// Launcher activities matching the filter (MAIN/LAUNCHER only are modelled).
+type Match = (String, String, String, u32, bool, String);
+
 fn launcher_matches(
     s: &PhoneState,
     action: Option<&str>,
     cats: &[String],
     pkg: Option<&str>,
-) -> Vec<(String, String, String, u32)> {
+) -> Vec<Match> {
     let home = cats.iter().any(|c| c == "android.intent.category.HOME");
     let action_ok = action.is_none_or(|a| a == "android.intent.action.MAIN");
     let cats_ok = cats.iter().all(|c| {
@@ -742,9 +744,16 @@ fn launcher_matches(
             }
         })
         .filter_map(|p| {
-            p.launcher_activity
-                .as_ref()
-                .map(|a| (p.name.clone(), a.clone(), p.label.clone(), p.uid))
+            p.launcher_activity.as_ref().map(|a| {
+                (
+                    p.name.clone(),
+                    a.clone(),
+                    p.label.clone(),
+                    p.uid,
+                    p.system,
+                    p.apk_path.clone(),
+                )
+            })
         })
         .collect()
 }
@@ -754,33 +763,49 @@ fn query_activities(ctx: &mut Ctx, args: &[String]) -> Res {
     let found = ctx.with_state(|s| launcher_matches(s, action.as_deref(), &cats, pkg.as_deref()));
     let mut out = String::new();
     if components {
-        for (p, a, _, _) in &found {
+        for (p, a, ..) in &found {
             out.push_str(&format!("{}\n", short_component(p, a)));
         }
     } else if brief {
         out.push_str(&format!("{} activities found:\n", found.len()));
-        for (i, (p, a, _, _)) in found.iter().enumerate() {
+        for (i, (p, a, ..)) in found.iter().enumerate() {
             out.push_str(&format!("  Activity #{i}:\n    priority=0 preferredOrder=0 match=0x108000 specificIndex=-1 isDefault=false\n    {}\n", short_component(p, a)));
         }
     } else if found.is_empty() {
         out.push_str("No activities found\n");
     } else {
         out.push_str(&format!("{} activities found:\n", found.len()));
-        for (i, (p, a, label, uid)) in found.iter().enumerate() {
-            out.push_str(&activity_block(i, p, a, label, *uid));
+        for (i, (p, a, label, uid, system, source)) in found.iter().enumerate() {
+            out.push_str(&activity_block(i, p, a, label, *uid, *system, source));
         }
     }
     ctx.print(&out)?;
     Ok(0)
 }
 
-fn activity_block(i: usize, p: &str, a: &str, label: &str, uid: u32) -> String {
-    let sys = uid < 10000 || p.starts_with("com.android.");
+fn activity_block(
+    i: usize,
+    p: &str,
+    a: &str,
+    label: &str,
+    uid: u32,
+    system: bool,
+    source: &str,
+) -> String {
+    // Layout of AOSP ResolveInfo.dump / ActivityInfo.dump / ApplicationInfo.dump, as in
+    // fixtures/android/query-activities.txt. Literal labels (user apps) show as
+    // nonLocalizedLabel; system apps use resource labels.
     let data_dir = format!("/data/user/0/{p}");
+    let nl = if system {
+        "null".to_string()
+    } else {
+        label.to_string()
+    };
     format!(
-        "  Activity #{i}:\n    priority=0 preferredOrder=0 match=0x108000 specificIndex=-1 isDefault=false\n    ActivityInfo:\n      name={a}\n      packageName={p}\n      labelRes=0x7f140{i:03x} nonLocalizedLabel=null icon=0x7f0f0000\n      enabled=true exported=true directBootAware=false\n      taskAffinity={p} targetActivity=null persistableMode=PERSIST_ROOT_ONLY\n      launchMode=0 flags=0x3 privateFlags=0x0 theme=0x7f15000{i:x}\n      screenOrientation=-1 configChanges=0x4a0 softInputMode=0x0\n      lockTaskLaunchMode=LOCK_TASK_LAUNCH_MODE_DEFAULT\n      resizeMode=RESIZE_MODE_RESIZEABLE\n      knownActivityEmbeddingCerts={{}}\n      ApplicationInfo:\n        name={p}.App\n        packageName={p}\n        labelRes=0x7f140000 nonLocalizedLabel=null icon=0x7f0f0000 banner=0x0\n        className={p}.App\n        processName={p}\n        taskAffinity={p}\n        uid={uid} flags=0x{flags:x} privateFlags=0x{pflags:x} theme=0x7f150000\n        requiresSmallestWidthDp=0 compatibleWidthLimitDp=0 largestWidthLimitDp=0\n        sourceDir=/data/app/~~vdev=={p}/base.apk\n        resourceDirs=null\n        overlayPaths=null\n        dataDir={data_dir}\n        deviceProtectedDataDir=/data/user_de/0/{p}\n        credentialProtectedDataDir={data_dir}\n        enabled=true minSdkVersion=24 targetSdkVersion=34 versionCode=1 targetSandboxVersion=1\n        supportsRtl=true\n        fullBackupContent=true\n        crossProfile=false\n        HiddenApiEnforcementPolicy=2\n        usesNonSdkApi=false\n        allowsPlaybackCapture=true\n        nativeHeapZeroInitialized=-1\n        enableOnBackInvokedCallback=false\n        isAllowedToUseHiddenApis=false\n      nonLocalizedLabel(label)={label}\n",
-        flags = if sys { 0x38c8be45u32 } else { 0x3888be44 },
-        pflags = if sys { 0xac1b1148u32 } else { 0xac001000 },
+        "  Activity #{i}:\n    priority=0 preferredOrder=0 match=0x108000 specificIndex=-1 isDefault=false\n    ActivityInfo:\n      name={a}\n      packageName={p}\n      labelRes=0x0 nonLocalizedLabel=null icon=0x0\n      enabled=true exported=true directBootAware=false\n      taskAffinity={p} targetActivity=null persistableMode=PERSIST_ROOT_ONLY\n      launchMode=LAUNCH_MULTIPLE flags=0x3 privateFlags=0x0 theme=0x7f150{i:03x}\n      screenOrientation=-1 configChanges=0x4a0 softInputMode=0x0\n      lockTaskLaunchMode=LOCK_TASK_LAUNCH_MODE_DEFAULT\n      resizeMode=RESIZE_MODE_RESIZEABLE\n      knownActivityEmbeddingCerts={{}}\n      ApplicationInfo:\n        name={p}.App\n        packageName={p}\n        labelRes=0x{lr:x} nonLocalizedLabel={nl} icon=0x7f0f0000 banner=0x0\n        className={p}.App\n        processName={p}\n        taskAffinity={p}\n        uid={uid} flags=0x{flags:x} privateFlags=0x{pflags:x} theme=0x7f150000\n        requiresSmallestWidthDp=0 compatibleWidthLimitDp=0 largestWidthLimitDp=0\n        sourceDir={source}\n        dataDir={data_dir}\n        deviceProtectedDataDir=/data/user_de/0/{p}\n        credentialProtectedDataDir={data_dir}\n        enabled=true minSdkVersion=24 targetSdkVersion=34 versionCode=1 targetSandboxVersion=1\n        supportsRtl=true\n        fullBackupContent=true\n        HiddenApiEnforcementPolicy=2\n        usesNonSdkApi=false\n        allowsPlaybackCapture=true\n",
+        lr = if system { 0x7f14_0000u32 + i as u32 } else { 0 },
+        flags = if system { 0x38c8be45u32 } else { 0x3888be44 },
+        pflags = if system { 0xac1b1148u32 } else { 0xac001000 },
     )
 }
 
@@ -803,7 +828,7 @@ fn resolve_activity(ctx: &mut Ctx, args: &[String]) -> Res {
         }
         v
     });
-    let Some((p, a, label, uid)) = found.into_iter().next() else {
+    let Some((p, a, label, uid, system, source)) = found.into_iter().next() else {
         ctx.print("No activity found\n")?;
         return Ok(0);
     };
@@ -815,7 +840,7 @@ fn resolve_activity(ctx: &mut Ctx, args: &[String]) -> Res {
             short_component(&p, &a)
         ))?;
     } else {
-        let block = activity_block(0, &p, &a, &label, uid);
+        let block = activity_block(0, &p, &a, &label, uid, system, &source);
         let body: String = block
             .lines()
             .skip(1)
@@ -944,36 +969,36 @@ fn am_start(ctx: &mut Ctx, args: &[String]) -> Res {
         ctx.with_state(|s| s.go_home());
         return Ok(0);
     }
-    if action.as_deref() == Some("android.intent.action.VIEW") {
-        if let Some(url) = data {
-            let browser = url.starts_with("http://") || url.starts_with("https://");
-            let handled = ctx.with_state(|s| {
-                if !browser || !s.packages.contains_key("com.android.chrome") {
-                    return false;
-                }
-                s.browser_url = url.clone();
-                if let Some(screen) = s
-                    .packages
-                    .get_mut("com.android.chrome")
-                    .and_then(|p| p.screens.get_mut("main"))
-                {
-                    for e in &mut screen.elements {
-                        if e.resource_id == "com.android.chrome:id/url_bar" {
-                            e.text = url.clone();
-                        } else if e.resource_id == "com.android.chrome:id/page_content" {
-                            e.text = format!("Page at {url}");
-                        }
+    if action.as_deref() == Some("android.intent.action.VIEW")
+        && let Some(url) = data
+    {
+        let browser = url.starts_with("http://") || url.starts_with("https://");
+        let handled = ctx.with_state(|s| {
+            if !browser || !s.packages.contains_key("com.android.chrome") {
+                return false;
+            }
+            s.browser_url = url.clone();
+            if let Some(screen) = s
+                .packages
+                .get_mut("com.android.chrome")
+                .and_then(|p| p.screens.get_mut("main"))
+            {
+                for e in &mut screen.elements {
+                    if e.resource_id == "com.android.chrome:id/url_bar" {
+                        e.text = url.clone();
+                    } else if e.resource_id == "com.android.chrome:id/page_content" {
+                        e.text = format!("Page at {url}");
                     }
                 }
-                let _ = s.start_activity("com.android.chrome", None);
-                true
-            });
-            if !handled {
-                ctx.print(&format!("Error: Activity not started, unable to resolve Intent {{ act=android.intent.action.VIEW dat={url} flg=0x10000000 }}\n"))?;
-                return Ok(1);
             }
-            return Ok(0);
+            let _ = s.start_activity("com.android.chrome", None);
+            true
+        });
+        if !handled {
+            ctx.print(&format!("Error: Activity not started, unable to resolve Intent {{ act=android.intent.action.VIEW dat={url} flg=0x10000000 }}\n"))?;
+            return Ok(1);
         }
+        return Ok(0);
     }
     ctx.print(&format!(
         "Error: Activity not started, unable to resolve Intent {{ {} flg=0x10000000 }}\n",
@@ -1128,8 +1153,8 @@ fn num(s: Option<&String>) -> Option<f64> {
 fn input(ctx: &mut Ctx, args: &[String]) -> Res {
     let mut args: Vec<String> = args.to_vec();
     // Optional source / display: `input [touchscreen|keyboard|…] [-d DISPLAY] cmd …`
-    if let Some(first) = args.first() {
-        if matches!(
+    if let Some(first) = args.first()
+        && matches!(
             first.as_str(),
             "touchscreen"
                 | "keyboard"
@@ -1142,9 +1167,9 @@ fn input(ctx: &mut Ctx, args: &[String]) -> Res {
                 | "joystick"
                 | "touchnavigation"
                 | "rotaryencoder"
-        ) {
-            args.remove(0);
-        }
+        )
+    {
+        args.remove(0);
     }
     if args.first().map(String::as_str) == Some("-d") {
         args.drain(..2.min(args.len()));
@@ -1456,7 +1481,7 @@ fn dumpsys_package(ctx: &mut Ctx, pkg: &str) -> Res {
         let Some(p) = s.packages.get(pkg) else {
             return String::from("Dexopt state:\n  Unable to find package: ") + pkg + "\n";
         };
-        let mut o = format!("Activity Resolver Table:\n  Non-Data Actions:\n      android.intent.action.MAIN:\n");
+        let mut o = "Activity Resolver Table:\n  Non-Data Actions:\n      android.intent.action.MAIN:\n".to_string();
         if let Some(a) = &p.launcher_activity {
             o.push_str(&format!("        8f4c2b1 {} filter 3d1e0a7\n          Action: \"android.intent.action.MAIN\"\n          Category: \"android.intent.category.LAUNCHER\"\n", short_component(&p.name, a)));
         }
@@ -1868,17 +1893,18 @@ pub(crate) fn children(s: &PhoneState, dir: &str) -> Vec<(String, bool)> {
     };
     let mut out: BTreeMap<String, bool> = BTreeMap::new();
     for d in &s.dirs {
-        if let Some(rest) = d.strip_prefix(&prefix) {
-            if !rest.is_empty() && !rest.contains('/') {
-                out.insert(rest.to_string(), true);
-            }
+        if let Some(rest) = d.strip_prefix(&prefix)
+            && !rest.is_empty()
+            && !rest.contains('/')
+        {
+            out.insert(rest.to_string(), true);
         }
     }
     for f in s.files.keys() {
-        if let Some(rest) = f.strip_prefix(&prefix) {
-            if !rest.contains('/') {
-                out.insert(rest.to_string(), false);
-            }
+        if let Some(rest) = f.strip_prefix(&prefix)
+            && !rest.contains('/')
+        {
+            out.insert(rest.to_string(), false);
         }
     }
     out.into_iter().collect()

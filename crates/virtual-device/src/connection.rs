@@ -142,6 +142,7 @@ fn read_loop<H: ServiceHost>(
                     read_buf: Vec::new(),
                     read_pos: 0,
                     out_buf: Vec::new(),
+                    awaiting_ack: false,
                     finished: false,
                 };
                 let host = host.clone();
@@ -198,6 +199,7 @@ pub struct DeviceStream {
     read_buf: Vec<u8>,
     read_pos: usize,
     out_buf: Vec<u8>,
+    awaiting_ack: bool,
     finished: bool,
 }
 
@@ -211,8 +213,20 @@ impl DeviceStream {
         (self.transport.max_payload.load(Ordering::SeqCst) as usize).min(MAX_WRITE_CHUNK)
     }
 
-    /// Sends `data` as exactly one WRTE (it must fit the negotiated payload) and waits for OKAY.
+    /// Sends `data` as exactly one WRTE (it must fit the negotiated payload).
+    ///
+    /// v1 flow control: the *next* WRTE waits for the host's OKAY of this one. The device does
+    /// not wait after the last WRTE (real adbd buffers it too), because some hosts never
+    /// acknowledge a final reply before sending their next request (adb_client's direct-TCP
+    /// push reads the sync OKAY and then sends QUIT without acknowledging it).
     pub fn write_packet(&mut self, data: &[u8]) -> io::Result<()> {
+        if self.awaiting_ack {
+            match self.ack_rx.recv_timeout(ACK_TIMEOUT) {
+                Ok(()) => self.awaiting_ack = false,
+                Err(RecvTimeoutError::Timeout) => return Err(io::ErrorKind::TimedOut.into()),
+                Err(RecvTimeoutError::Disconnected) => return Err(io::ErrorKind::BrokenPipe.into()),
+            }
+        }
         if self.is_closed() {
             return Err(io::ErrorKind::BrokenPipe.into());
         }
@@ -222,11 +236,8 @@ impl DeviceStream {
             self.remote_id,
             data.to_vec(),
         ))?;
-        match self.ack_rx.recv_timeout(ACK_TIMEOUT) {
-            Ok(()) => Ok(()),
-            Err(RecvTimeoutError::Timeout) => Err(io::ErrorKind::TimedOut.into()),
-            Err(RecvTimeoutError::Disconnected) => Err(io::ErrorKind::BrokenPipe.into()),
-        }
+        self.awaiting_ack = true;
+        Ok(())
     }
 
     /// Queues bytes; full chunks are sent at once.

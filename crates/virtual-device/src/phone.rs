@@ -107,11 +107,11 @@ impl Shared {
     pub(crate) fn record(&self, mut rec: CommandRecord) {
         rec.seq = self.seq.fetch_add(1, Ordering::SeqCst) + 1;
         rec.timestamp_ms = now_ms();
-        if let Some(f) = &self.log_file {
-            if let Ok(line) = serde_json::to_string(&rec) {
-                let mut f = f.lock().unwrap_or_else(|e| e.into_inner());
-                let _ = writeln!(f, "{line}");
-            }
+        if let Some(f) = &self.log_file
+            && let Ok(line) = serde_json::to_string(&rec)
+        {
+            let mut f = f.lock().unwrap_or_else(|e| e.into_inner());
+            let _ = writeln!(f, "{line}");
         }
         self.log.lock().unwrap_or_else(|e| e.into_inner()).push(rec);
     }
@@ -262,7 +262,7 @@ impl ServiceHost for Host {
 
     fn run(&self, service: String, stream: &mut DeviceStream) {
         let phone = &self.0;
-        if let Some(cmd) = service.strip_prefix("shell:") {
+        if let Some(cmd) = shell_command_of(&service) {
             if cmd.is_empty() {
                 interactive(phone, &service, stream);
             } else {
@@ -289,6 +289,20 @@ impl ServiceHost for Host {
             let _ = framebuffer(&frame, stream);
         }
     }
+}
+
+/// The command of a `shell:CMD` or `shell,ARGS:CMD` service. Shell-protocol v2 (`v2` in ARGS)
+/// is not offered (the banner does not advertise `shell_v2`), so such opens are refused.
+fn shell_command_of(service: &str) -> Option<&str> {
+    if let Some(cmd) = service.strip_prefix("shell:") {
+        return Some(cmd);
+    }
+    let rest = service.strip_prefix("shell,")?;
+    let (args, cmd) = rest.split_once(':')?;
+    if args.split(',').any(|a| a == "v2") {
+        return None;
+    }
+    Some(cmd)
 }
 
 /// `framebuffer:` — the v1 header (what `adb_client` parses), then RGBA pixels.

@@ -61,10 +61,10 @@ impl RenderCache {
         (width, height, status_h, nav_h).hash(&mut h);
         let key = h.finish();
         let mut last = self.last.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some((k, f)) = last.as_ref() {
-            if *k == key {
-                return f.clone();
-            }
+        if let Some((k, f)) = last.as_ref()
+            && *k == key
+        {
+            return f.clone();
         }
         let frame = Arc::new(render(root, width, height, status_h, nav_h));
         *last = Some((key, frame.clone()));

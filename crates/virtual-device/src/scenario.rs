@@ -351,10 +351,10 @@ pub fn refresh_launcher(state: &mut PhoneState) {
                 })
         })
         .collect();
-    if let Some(l) = state.packages.get_mut(LAUNCHER_PACKAGE) {
-        if let Some(home) = l.screens.get_mut("home") {
-            home.elements = icons;
-        }
+    if let Some(l) = state.packages.get_mut(LAUNCHER_PACKAGE)
+        && let Some(home) = l.screens.get_mut("home")
+    {
+        home.elements = icons;
     }
 }
 

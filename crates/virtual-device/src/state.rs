@@ -507,11 +507,12 @@ impl PhoneState {
 
     /// BACK: pop one frame (never the launcher).
     pub fn go_back(&mut self) {
-        if let Some(f) = self.stack.last_mut() {
-            if f.focused.take().is_some() && f.package != LAUNCHER_PACKAGE {
-                // First BACK closes the keyboard, like a real IME.
-                return;
-            }
+        if let Some(f) = self.stack.last_mut()
+            && f.focused.take().is_some()
+            && f.package != LAUNCHER_PACKAGE
+        {
+            // First BACK closes the keyboard, like a real IME.
+            return;
         }
         if self.stack.len() > 1 {
             self.stack.pop();
@@ -618,17 +619,16 @@ impl PhoneState {
                 let Some(top) = self.stack.last().cloned() else {
                     return;
                 };
-                if !text.is_empty() {
-                    if let Some(screen) = self
+                if !text.is_empty()
+                    && let Some(screen) = self
                         .packages
                         .get_mut(&top.package)
                         .and_then(|p| p.screens.get_mut(to))
-                    {
-                        let id = format!("{}:id/item", top.package);
-                        screen.elements.push(
-                            Element::new(ElementKind::Text, &format!("{prefix}{text}")).id(&id),
-                        );
-                    }
+                {
+                    let id = format!("{}:id/item", top.package);
+                    screen
+                        .elements
+                        .push(Element::new(ElementKind::Text, &format!("{prefix}{text}")).id(&id));
                 }
                 self.navigate(to);
             }

@@ -165,7 +165,7 @@ pub(crate) fn serve(phone: &Arc<Shared>, stream: &mut DeviceStream) -> io::Resul
                 let p = normalize(&path);
                 let is_dir = phone.with_state(|s| s.dirs.contains(&p));
                 if is_dir {
-                    fail(stream, &format!("couldn't create file: Is a directory"))?;
+                    fail(stream, "couldn't create file: Is a directory")?;
                     continue;
                 }
                 phone.with_state(|s| write_file_mode(s, &p, data, mode, mtime));
