@@ -142,6 +142,10 @@ pub fn run(state: &mut IosState, args: &[String]) -> Reply {
     }
     let sim = &mut state.simulators[i];
     match pos.as_slice() {
+        ["ui", "describe-all", ..] if sim.pending_empty_trees > 0 => {
+            sim.pending_empty_trees -= 1;
+            Reply::out(format!("{}\n", compact(&super::screen::empty_tree())))
+        }
         ["ui", "describe-all", ..] => {
             Reply::out(format!("{}\n", compact(&describe_all(sim, p.nested))))
         }

@@ -303,3 +303,28 @@ pub fn describe_point(sim: &Simulator, x: f64, y: f64) -> J {
         (e.x, e.y, e.width, e.height),
     ))
 }
+
+/// The tree idb answers while an app is still launching: one element with no type and
+/// an empty frame.
+pub fn empty_tree() -> J {
+    J::Arr(vec![
+        J::Obj(ax("", None, None, None, (0.0, 0.0, 0.0, 0.0))).with_null_type(),
+    ])
+}
+
+impl J {
+    fn with_null_type(self) -> J {
+        match self {
+            J::Obj(pairs) => J::Obj(
+                pairs
+                    .into_iter()
+                    .map(|(k, v)| match k.as_str() {
+                        "type" | "role" | "role_description" | "AXValue" => (k, J::Null),
+                        _ => (k, v),
+                    })
+                    .collect(),
+            ),
+            other => other,
+        }
+    }
+}

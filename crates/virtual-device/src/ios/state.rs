@@ -90,6 +90,10 @@ pub struct Simulator {
     /// Buttons pressed through idb, in order.
     #[serde(default)]
     pub buttons: Vec<String>,
+    /// How many more `describe-all` calls answer with the empty one-element tree idb
+    /// gives right after a launch (set by tests).
+    #[serde(default)]
+    pub pending_empty_trees: u32,
 }
 
 fn first_pid() -> u32 {
@@ -381,6 +385,7 @@ pub fn default_state() -> IosState {
             },
         ],
         buttons: Vec::new(),
+        pending_empty_trees: 0,
     };
     let ipad = Simulator {
         udid: SHUTDOWN_UDID.into(),
