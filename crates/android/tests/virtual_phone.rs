@@ -388,3 +388,87 @@ async fn a_device_that_vanishes_gives_a_clear_error() {
     .await
     .expect("test finished in time");
 }
+
+/// With no server on the configured loopback port, discovery starts one with
+/// `adb -P PORT start-server` (bounded in time) and lists through it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn discovery_starts_a_missing_server_on_its_own_port() {
+    let Some(adb) = mobile_android::find_adb(None, None, std::env::var_os("PATH")) else {
+        eprintln!("no adb on PATH; skipping");
+        return;
+    };
+    tokio::time::timeout(TEST_DEADLINE, async {
+        let home = tempfile::tempdir().unwrap();
+        // A wrapper that gives the server a private HOME (its key and logs stay there).
+        let wrapper = home.path().join("adb");
+        std::fs::write(
+            &wrapper,
+            format!(
+                "#!/bin/sh\nHOME='{}' ADB_LOCAL_TRANSPORT_MAX_PORT=0 exec '{}' \"$@\"\n",
+                home.path().display(),
+                adb.display()
+            ),
+        )
+        .unwrap();
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            std::fs::set_permissions(&wrapper, std::fs::Permissions::from_mode(0o755)).unwrap();
+        }
+        let port = virtual_device::adb_server::free_port().unwrap();
+        let addr: std::net::SocketAddrV4 = format!("127.0.0.1:{port}").parse().unwrap();
+        let backend = AndroidBackend::new(AndroidConfig {
+            servers: vec![addr],
+            adb_path: Some(wrapper.clone()),
+            ..Default::default()
+        });
+        let found = backend.discover().await;
+        let kill = std::process::Command::new(&wrapper)
+            .args(["-P", &port.to_string(), "kill-server"])
+            .output();
+        assert!(found.devices.is_empty(), "{found:?}");
+        assert_eq!(
+            found.notes,
+            vec![format!(
+                "the adb server at {addr} lists no devices: connect a phone with USB debugging on, start an emulator, or run `adb connect HOST:PORT`"
+            )],
+            "the server was started and answered"
+        );
+        assert!(kill.is_ok());
+    })
+    .await
+    .expect("test finished in time");
+}
+
+/// Two adb servers that both see the same phone: two distinct ids, each usable.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn two_servers_give_distinct_ids() {
+    tokio::time::timeout(TEST_DEADLINE, async {
+        let phone = VirtualPhone::start(PhoneConfig::default()).unwrap();
+        let a = PrivateAdbServer::start().unwrap();
+        let b = PrivateAdbServer::start().unwrap();
+        a.connect(&phone).unwrap();
+        b.connect(&phone).unwrap();
+        let mut config = AndroidConfig {
+            servers: vec![a.socket_addr()],
+            adb_path: Some("/nonexistent/adb".into()),
+            ..Default::default()
+        };
+        config.add_server(b.socket_addr());
+        let backend = AndroidBackend::new(config);
+        let found = backend.discover().await;
+        let ids: Vec<&str> = found.devices.iter().map(|d| d.id.as_str()).collect();
+        let second = format!("{}/{}", b.socket_addr(), phone.serial());
+        assert_eq!(
+            ids,
+            vec![phone.serial().as_str(), second.as_str()],
+            "{found:?}"
+        );
+        for info in &found.devices {
+            let d = backend.open(info).await.unwrap();
+            assert_eq!(d.screen_size().await.unwrap().width, 1080);
+        }
+    })
+    .await
+    .expect("test finished in time");
+}
