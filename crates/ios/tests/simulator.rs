@@ -855,3 +855,57 @@ fn without_idb_ui_tools_say_how_to_install_it() {
         assert_eq!((size.width, size.height, size.scale), (402, 874, 3.0));
     });
 }
+
+#[test]
+fn elements_wait_out_the_empty_tree_after_a_launch() {
+    if real() {
+        return;
+    }
+    run(async {
+        let h = Harness::new();
+        let dev = h.device().await;
+        let mut state = fake::read_state(&h.state).unwrap();
+        state.simulators[0].pending_empty_trees = 2;
+        state.save(&h.state).unwrap();
+        h.clear_log();
+        let els = dev.list_elements().await.unwrap();
+        assert!(
+            els.iter().any(|e| e.label.as_deref() == Some("Qwen")),
+            "{els:?}"
+        );
+        let describe: &[&str] = &["ui", "describe-all", "--json", "--udid", U];
+        h.assert_calls(&[("idb", describe), ("idb", describe), ("idb", describe)]);
+    });
+}
+
+#[test]
+fn a_simulator_booted_outside_shows_up_online() {
+    if real() {
+        return;
+    }
+    run(async {
+        let h = Harness::new();
+        let (xcrun, _) = fake_bins();
+        let boot = |udid: &str| {
+            std::process::Command::new(&xcrun)
+                .args(["simctl", "boot", udid])
+                .env(fake::STATE_ENV, &h.state)
+                .output()
+                .unwrap()
+        };
+        assert!(boot(SHUTDOWN_UDID).status.success());
+        let again = boot(SHUTDOWN_UDID);
+        assert_eq!(again.status.code(), Some(149));
+        assert!(
+            String::from_utf8_lossy(&again.stderr)
+                .contains("Unable to boot device in current state: Booted")
+        );
+        let d = h.backend.discover().await;
+        let ipad = d.devices.iter().find(|d| d.id == SHUTDOWN_UDID).unwrap();
+        assert_eq!(ipad.state, DeviceState::Online);
+        assert_eq!(ipad.hint, None);
+        let dev = h.backend.open(ipad).await.unwrap();
+        let size = dev.screen_size().await.unwrap();
+        assert_eq!((size.width, size.height, size.scale), (834, 1210, 2.0));
+    });
+}
