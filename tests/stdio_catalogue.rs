@@ -51,22 +51,43 @@ const PARITY_PARAMS: &[(&str, &[&str])] = &[
     ("mobile_terminate_app", &["device", "packageName"]),
     ("mobile_install_app", &["device", "path"]),
     ("mobile_uninstall_app", &["device", "bundle_id"]),
-    ("mobile_click_on_screen_at_coordinates", &["device", "x", "y", "ref"]),
-    ("mobile_long_press_on_screen_at_coordinates", &["device", "x", "y", "duration"]),
+    (
+        "mobile_click_on_screen_at_coordinates",
+        &["device", "x", "y", "ref"],
+    ),
+    (
+        "mobile_long_press_on_screen_at_coordinates",
+        &["device", "x", "y", "duration"],
+    ),
     ("mobile_list_elements_on_screen", &["device", "format"]),
     ("mobile_press_button", &["device", "button"]),
     ("mobile_open_url", &["device", "url"]),
-    ("mobile_swipe_on_screen", &["device", "direction", "x", "y", "distance"]),
+    (
+        "mobile_swipe_on_screen",
+        &["device", "direction", "x", "y", "distance"],
+    ),
     ("mobile_type_keys", &["device", "text", "submit"]),
-    ("mobile_save_screenshot", &["device", "saveTo", "maxSize", "scale"]),
+    (
+        "mobile_save_screenshot",
+        &["device", "saveTo", "maxSize", "scale"],
+    ),
     ("mobile_take_screenshot", &["device", "maxSize", "scale"]),
     ("mobile_set_orientation", &["device", "orientation"]),
     ("mobile_set_location", &["device", "latitude", "longitude"]),
     ("mobile_clipboard", &["device", "text"]),
-    ("mobile_get_device_logs", &["device", "limit", "filter", "saveTo"]),
-    ("mobile_start_screen_recording", &["device", "output", "timeLimit"]),
+    (
+        "mobile_get_device_logs",
+        &["device", "limit", "filter", "saveTo"],
+    ),
+    (
+        "mobile_start_screen_recording",
+        &["device", "output", "timeLimit"],
+    ),
     ("mobile_get_crash", &["device", "id"]),
-    ("mobile_batch_commands", &["device", "steps", "stopOnError", "listElementsAtEnd"]),
+    (
+        "mobile_batch_commands",
+        &["device", "steps", "stopOnError", "listElementsAtEnd"],
+    ),
 ];
 
 #[tokio::test]
@@ -101,7 +122,10 @@ async fn tools_list_over_stdio_meets_the_rules() {
         );
         let desc = t.description.as_deref().unwrap_or("");
         assert!(desc.len() > 20, "{name} lacks a description");
-        let a = t.annotations.as_ref().unwrap_or_else(|| panic!("{name} lacks annotations"));
+        let a = t
+            .annotations
+            .as_ref()
+            .unwrap_or_else(|| panic!("{name} lacks annotations"));
         for (hint, v) in [
             ("readOnlyHint", a.read_only_hint),
             ("destructiveHint", a.destructive_hint),
@@ -119,10 +143,15 @@ async fn tools_list_over_stdio_meets_the_rules() {
             assert_eq!(out["type"], "object", "{name} outputSchema");
             assert!(strictness_problems(&out).is_empty(), "{name} outputSchema");
         }
-        let props = schema["properties"].as_object().cloned().unwrap_or_default();
+        let props = schema["properties"]
+            .as_object()
+            .cloned()
+            .unwrap_or_default();
         for (pname, p) in &props {
             assert!(
-                p.get("description").and_then(Value::as_str).is_some_and(|d| !d.is_empty()),
+                p.get("description")
+                    .and_then(Value::as_str)
+                    .is_some_and(|d| !d.is_empty()),
                 "{name}.{pname} has no description"
             );
         }
@@ -136,7 +165,11 @@ async fn tools_list_over_stdio_meets_the_rules() {
     }
     for (tool, params) in PARITY_PARAMS {
         let t = tools.iter().find(|t| t.name == *tool).unwrap();
-        let props = t.input_schema.get("properties").and_then(Value::as_object).unwrap();
+        let props = t
+            .input_schema
+            .get("properties")
+            .and_then(Value::as_object)
+            .unwrap();
         for p in *params {
             assert!(props.contains_key(*p), "{tool} lacks parameter {p}");
         }
@@ -144,11 +177,23 @@ async fn tools_list_over_stdio_meets_the_rules() {
 
     // The annotation matrix, spot-checked where the issue names it.
     let hints = |n: &str| {
-        let a = tools.iter().find(|t| t.name == n).unwrap().annotations.clone().unwrap();
+        let a = tools
+            .iter()
+            .find(|t| t.name == n)
+            .unwrap()
+            .annotations
+            .clone()
+            .unwrap();
         (a.read_only_hint, a.destructive_hint, a.idempotent_hint)
     };
-    assert_eq!(hints("mobile_get_orientation"), (Some(true), Some(false), Some(true)));
-    assert_eq!(hints("mobile_set_orientation"), (Some(false), Some(false), Some(true)));
+    assert_eq!(
+        hints("mobile_get_orientation"),
+        (Some(true), Some(false), Some(true))
+    );
+    assert_eq!(
+        hints("mobile_set_orientation"),
+        (Some(false), Some(false), Some(true))
+    );
     assert_eq!(hints("mobile_uninstall_app").1, Some(true));
     assert_eq!(
         hints("mobile_click_on_screen_at_coordinates"),
@@ -164,7 +209,10 @@ async fn tools_list_over_stdio_meets_the_rules() {
         "mobile_list_crashes",
     ] {
         let t = tools.iter().find(|t| t.name == n).unwrap();
-        assert!(t.output_schema.is_some(), "{n} should declare an outputSchema");
+        assert!(
+            t.output_schema.is_some(),
+            "{n} should declare an outputSchema"
+        );
     }
     client.cancel().await.expect("clean shutdown");
 }
@@ -188,7 +236,11 @@ fn exits_cleanly_on_stdin_eof_and_sigterm() {
         .write_all(b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":{\"protocolVersion\":\"2025-06-18\",\"capabilities\":{},\"clientInfo\":{\"name\":\"t\",\"version\":\"0\"}}}\n")
         .unwrap();
     let status = wait_with_deadline(&mut child, Duration::from_secs(10));
-    assert_eq!(status.and_then(|s| s.code()), Some(0), "EOF on stdin ends the server with 0");
+    assert_eq!(
+        status.and_then(|s| s.code()),
+        Some(0),
+        "EOF on stdin ends the server with 0"
+    );
 
     let mut child = Command::new(&bin)
         .stdin(Stdio::piped())
@@ -201,7 +253,11 @@ fn exits_cleanly_on_stdin_eof_and_sigterm() {
         .args(["-TERM", &child.id().to_string()])
         .status();
     let status = wait_with_deadline(&mut child, Duration::from_secs(10));
-    assert_eq!(status.and_then(|s| s.code()), Some(0), "SIGTERM ends the server with 0");
+    assert_eq!(
+        status.and_then(|s| s.code()),
+        Some(0),
+        "SIGTERM ends the server with 0"
+    );
 
     let out = Command::new(&bin).arg("--help").output().unwrap();
     let help = String::from_utf8_lossy(&out.stdout);

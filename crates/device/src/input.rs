@@ -184,7 +184,8 @@ impl Locales {
                 let tag = tag.trim();
                 !tag.is_empty()
                     && tag.split('-').all(|sub| {
-                        (1..=8).contains(&sub.len()) && sub.chars().all(|c| c.is_ascii_alphanumeric())
+                        (1..=8).contains(&sub.len())
+                            && sub.chars().all(|c| c.is_ascii_alphanumeric())
                     })
             });
         if ok {
@@ -211,7 +212,14 @@ string_newtype!(
 
 /// Schemes no configuration can allow: they reach local files, run script, or carry
 /// arbitrary intents.
-pub const FORBIDDEN_SCHEMES: &[&str] = &["file", "javascript", "data", "intent", "content", "vbscript"];
+pub const FORBIDDEN_SCHEMES: &[&str] = &[
+    "file",
+    "javascript",
+    "data",
+    "intent",
+    "content",
+    "vbscript",
+];
 
 /// A URL to open on the device. Deserialization checks its shape and refuses the
 /// [`FORBIDDEN_SCHEMES`]; [`UrlPolicy::check`] then applies the configured scheme list.
@@ -318,15 +326,9 @@ impl JsonSchema for DeviceUrl {
 
 /// Which URL schemes `mobile_open_url` may open: `http` and `https`, plus what the user
 /// configured (deep links such as `myapp`). The forbidden schemes can never be added.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct UrlPolicy {
     extra: Vec<String>,
-}
-
-impl Default for UrlPolicy {
-    fn default() -> Self {
-        UrlPolicy { extra: Vec::new() }
-    }
 }
 
 impl UrlPolicy {

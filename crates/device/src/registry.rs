@@ -178,7 +178,9 @@ where
         }
     })
     .await;
-    out.into_iter().map(|o| o.expect("all futures finished")).collect()
+    out.into_iter()
+        .map(|o| o.expect("all futures finished"))
+        .collect()
 }
 
 #[cfg(test)]
@@ -244,10 +246,7 @@ mod tests {
         assert_eq!(r.resolve("a").await.unwrap().id(), "a");
         assert_eq!(b.opens.load(Ordering::SeqCst), 1);
         let e = r.resolve("b").await.err().unwrap();
-        assert_eq!(
-            e.to_string(),
-            "Device \"b\" is offline. run adb reconnect"
-        );
+        assert_eq!(e.to_string(), "Device \"b\" is offline. run adb reconnect");
         let e = r.resolve("zz").await.err().unwrap().to_string();
         assert!(e.contains("Device \"zz\" was not found"), "{e}");
         assert!(e.contains("mobile_list_available_devices"), "{e}");

@@ -170,7 +170,9 @@ mod tests {
     use super::*;
 
     fn png(w: u32, h: u32) -> Screenshot {
-        let img = RgbaImage::from_fn(w, h, |x, y| image::Rgba([(x % 256) as u8, (y % 256) as u8, 90, 255]));
+        let img = RgbaImage::from_fn(w, h, |x, y| {
+            image::Rgba([(x % 256) as u8, (y % 256) as u8, 90, 255])
+        });
         let mut buf = Cursor::new(Vec::new());
         DynamicImage::ImageRgba8(img)
             .write_to(&mut buf, ImageFormat::Png)

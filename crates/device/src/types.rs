@@ -336,7 +336,10 @@ pub enum CaptureFormat {
     Png,
     Jpeg,
     /// Tightly packed RGBA8 rows (a raw framebuffer).
-    Rgba8 { width: u32, height: u32 },
+    Rgba8 {
+        width: u32,
+        height: u32,
+    },
 }
 
 /// A screen capture as the device returned it, before the screenshot pipeline.

@@ -111,8 +111,8 @@ impl Boundary {
     fn reject(&self, message: &Value, e: &DecodeError) -> Inbound {
         let id = message.get("id").cloned();
         let is_request = message.get("method").is_some() && id.is_some();
-        let is_response =
-            message.get("method").is_none() && (message.get("result").is_some() || message.get("error").is_some());
+        let is_response = message.get("method").is_none()
+            && (message.get("result").is_some() || message.get("error").is_some());
         let text = format!("{e}; send arguments whose keys stay distinct once decoded");
         if is_request || is_response {
             let Some(id) = id else {
@@ -207,11 +207,14 @@ where
                 }
             };
             match self.boundary.inbound(value) {
-                Inbound::Pass(v) => match serde_json::from_value::<RxJsonRpcMessage<RoleServer>>(v) {
+                Inbound::Pass(v) => match serde_json::from_value::<RxJsonRpcMessage<RoleServer>>(v)
+                {
                     Ok(m) => return Some(m),
                     Err(e) => {
                         tracing::warn!(error = %e, "a decoded message no longer parses; dropped");
-                        if let Some(reply) = error_for(&msg, &format!("the decoded message is invalid: {e}")) {
+                        if let Some(reply) =
+                            error_for(&msg, &format!("the decoded message is invalid: {e}"))
+                        {
                             let _ = self.inner.send(reply).await;
                         }
                     }
@@ -223,7 +226,9 @@ where
                                 return None;
                             }
                         }
-                        Err(e) => tracing::warn!(error = %e, "could not build a filter error reply"),
+                        Err(e) => {
+                            tracing::warn!(error = %e, "could not build a filter error reply")
+                        }
                     }
                 }
                 Inbound::Drop => {}
@@ -241,7 +246,10 @@ where
     }
 }
 
-fn error_for(msg: &RxJsonRpcMessage<RoleServer>, text: &str) -> Option<TxJsonRpcMessage<RoleServer>> {
+fn error_for(
+    msg: &RxJsonRpcMessage<RoleServer>,
+    text: &str,
+) -> Option<TxJsonRpcMessage<RoleServer>> {
     let rmcp::model::JsonRpcMessage::Request(r) = msg else {
         return None;
     };

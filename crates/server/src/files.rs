@@ -125,7 +125,8 @@ impl FileRoots {
     pub fn check_read(&self, path: &str, exts: &[&str]) -> Result<PathBuf, String> {
         let p = Self::absolute(path)?;
         Self::check_ext(&p, exts)?;
-        let real = std::fs::canonicalize(&p).map_err(|_| format!("{} does not exist", p.display()))?;
+        let real =
+            std::fs::canonicalize(&p).map_err(|_| format!("{} does not exist", p.display()))?;
         self.under_root(&real, &p)?;
         Ok(real)
     }

@@ -7,14 +7,17 @@ use std::time::Duration;
 
 use anyhow::Context;
 use clap::Parser;
+use mobile_android::{AndroidBackend, AndroidConfig, parse_server};
 use mobile_device::{DeviceRegistry, UrlPolicy};
+use mobile_ios::{IosBackend, IosConfig};
+use mobile_mcp::boundary::{Boundary, FilteringTransport};
 use mobile_mcp::files::FileRoots;
 use mobile_mcp::http;
 use mobile_mcp::policy::ToolPolicy;
 use mobile_mcp::{MobileServer, ServerOptions};
-use mobile_mcp::boundary::{Boundary, FilteringTransport};
 use rmcp::ServiceExt;
 use rmcp::transport::async_rw::AsyncRwTransport;
+use virtual_device::{PhoneConfig, PhoneHandle, VirtualPhone};
 
 const ENVIRONMENT: &str = "\
 Environment:
@@ -105,9 +108,10 @@ struct Cli {
 }
 
 fn init_logging(cli: &Cli) -> anyhow::Result<()> {
-    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
-        .unwrap_or_else(|_| {
-        tracing_subscriber::EnvFilter::new("warn,mobile_mcp=info,mobile_android=info,mobile_ios=info")
+    let filter = tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| {
+        tracing_subscriber::EnvFilter::new(
+            "warn,mobile_mcp=info,mobile_android=info,mobile_ios=info",
+        )
     });
     let builder = tracing_subscriber::fmt()
         .with_env_filter(filter)
@@ -150,9 +154,44 @@ fn options(cli: &Cli) -> anyhow::Result<ServerOptions> {
     })
 }
 
-fn registry(_cli: &Cli) -> anyhow::Result<DeviceRegistry> {
-    let registry = DeviceRegistry::new();
-    Ok(registry)
+/// The device backends: the adb servers and the iOS simulators, or only the built-in
+/// virtual phone with `--demo` (kept alive by the returned handle).
+fn registry(cli: &Cli) -> anyhow::Result<(DeviceRegistry, Option<PhoneHandle>)> {
+    let timeout = Duration::from_secs(cli.timeout.max(1));
+    let install_timeout = Duration::from_secs(cli.install_timeout.max(1));
+    let mut registry = DeviceRegistry::new();
+    if cli.demo {
+        let phone = VirtualPhone::start(PhoneConfig::default())
+            .context("could not start the demo phone")?;
+        let addr = match phone.addr() {
+            std::net::SocketAddr::V4(a) => a,
+            other => anyhow::bail!("the demo phone listens on {other}, not IPv4"),
+        };
+        tracing::info!(%addr, "demo: virtual Android phone started");
+        registry.register(Arc::new(AndroidBackend::direct(addr)));
+        return Ok((registry, Some(phone)));
+    }
+    let mut android = AndroidConfig::from_env();
+    if !cli.adb_servers.is_empty() {
+        android.servers.clear();
+        for s in &cli.adb_servers {
+            let addr = parse_server(s).map_err(|e| anyhow::anyhow!("--adb-server {s}: {e}"))?;
+            android.add_server(addr);
+        }
+    }
+    android.timeout = timeout;
+    android.install_timeout = install_timeout;
+    registry.register(Arc::new(AndroidBackend::new(android)));
+
+    let mut ios = IosConfig::from_env().timeout(timeout);
+    if let Some(x) = &cli.xcrun {
+        ios.xcrun = Some(x.clone());
+    }
+    if let Some(i) = &cli.idb {
+        ios.idb = Some(i.clone());
+    }
+    registry.register(Arc::new(IosBackend::new(ios)));
+    Ok((registry, None))
 }
 
 async fn shutdown_signal() {
@@ -182,7 +221,8 @@ async fn main() -> anyhow::Result<()> {
     let cli = Cli::parse();
     init_logging(&cli)?;
     let options = options(&cli)?;
-    let registry = Arc::new(registry(&cli)?);
+    let (registry, _demo_phone) = registry(&cli)?;
+    let registry = Arc::new(registry);
     let server = MobileServer::new(registry, options);
 
     if let Some(listen) = &cli.listen {
@@ -193,7 +233,9 @@ async fn main() -> anyhow::Result<()> {
                     .trim()
                     .to_string(),
             ),
-            None => std::env::var("MOBILE_MCP_AUTH").ok().filter(|t| !t.is_empty()),
+            None => std::env::var("MOBILE_MCP_AUTH")
+                .ok()
+                .filter(|t| !t.is_empty()),
         };
         let config = http::HttpConfig {
             listen: listen.clone(),
@@ -212,10 +254,7 @@ async fn main() -> anyhow::Result<()> {
     }
 
     let boundary = Boundary::from_env();
-    tracing::info!(
-        payload_filter = boundary.is_some(),
-        "serving MCP on stdio"
-    );
+    tracing::info!(payload_filter = boundary.is_some(), "serving MCP on stdio");
     let serve = async {
         let (stdin, stdout) = rmcp::transport::stdio();
         let transport = AsyncRwTransport::new_server(stdin, stdout);

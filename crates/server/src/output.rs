@@ -30,7 +30,10 @@ impl DeviceList {
                     .ok()
                     .and_then(|v| v.as_str().map(str::to_string))
                     .unwrap_or_default();
-                out.push_str(&format!("\n- {}: {} ({} {}", d.id, d.name, d.platform, kind));
+                out.push_str(&format!(
+                    "\n- {}: {} ({} {}",
+                    d.id, d.name, d.platform, kind
+                ));
                 if let Some(v) = &d.version {
                     out.push_str(&format!(" {v}"));
                 }
@@ -86,11 +89,7 @@ impl ElementList {
         }
         let mut out = String::from(Self::TEXT_HEADER);
         for e in &self.elements {
-            let ty = e
-                .element_type
-                .rsplit('.')
-                .next()
-                .unwrap_or(&e.element_type);
+            let ty = e.element_type.rsplit('.').next().unwrap_or(&e.element_type);
             out.push_str(&format!("\n{} {}", e.reference, ty));
             for (k, v) in [
                 ("text", &e.text),
@@ -219,6 +218,9 @@ mod tests {
             line,
             r#"@e2 Switch label="Wi-Fi \"home\"\nx" id="com.android.settings:id/switch" at=900,500 size=100x100 selected checked disabled"#
         );
-        assert!(l.render_json().starts_with("Found these elements on screen: [{\"ref\":\"@e2\""));
+        assert!(
+            l.render_json()
+                .starts_with("Found these elements on screen: [{\"ref\":\"@e2\"")
+        );
     }
 }

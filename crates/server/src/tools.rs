@@ -156,8 +156,13 @@ impl MobileServer {
         ctx: &RequestContext<RoleServer>,
         id: &str,
     ) -> Result<Arc<dyn Device>, Failure> {
-        self.bounded(ctx, "finding the device", self.options.timeout, self.registry.resolve(id))
-            .await
+        self.bounded(
+            ctx,
+            "finding the device",
+            self.options.timeout,
+            self.registry.resolve(id),
+        )
+        .await
     }
 
     /// Runs device work under the default deadline and the client's cancellation.
@@ -215,14 +220,17 @@ impl MobileServer {
         Ok((processed, screen))
     }
 
-    fn progress_reporter(&self, ctx: &RequestContext<RoleServer>) -> Option<mobile_device::ProgressFn> {
+    fn progress_reporter(
+        &self,
+        ctx: &RequestContext<RoleServer>,
+    ) -> Option<mobile_device::ProgressFn> {
         let token = ctx.meta.get_progress_token()?;
         let peer = ctx.peer.clone();
         let handle = tokio::runtime::Handle::current();
         let last = Arc::new(std::sync::atomic::AtomicU64::new(u64::MAX));
         Some(Arc::new(move |done: u64, total: u64| {
             // At most one notification per 5% step, so a large upload is not chatty.
-            let step = if total == 0 { 0 } else { done * 20 / total };
+            let step = (done * 20).checked_div(total).unwrap_or(0);
             if last.swap(step, std::sync::atomic::Ordering::Relaxed) == step {
                 return;
             }
@@ -244,7 +252,11 @@ impl MobileServer {
             .input_schema
             .get("required")
             .and_then(Value::as_array)
-            .map(|r| r.iter().filter_map(|v| v.as_str().map(str::to_string)).collect())
+            .map(|r| {
+                r.iter()
+                    .filter_map(|v| v.as_str().map(str::to_string))
+                    .collect()
+            })
             .unwrap_or_default();
         if required.is_empty() {
             String::new()
@@ -265,10 +277,9 @@ impl MobileServer {
         if let Some(tool) = self.router.get(&name)
             && let Some(why) = self.options.tools.refusal(tool)
         {
-            return Ok(CallToolResult::error(vec![ContentBlock::text(format!(
-                "Refused: {why}."
-            ))])
-            .into());
+            return Ok(
+                CallToolResult::error(vec![ContentBlock::text(format!("Refused: {why}."))]).into(),
+            );
         }
         let tcc = ToolCallContext::new(self, request, ctx);
         let mut resp = self.router.call(tcc).await?;
@@ -359,7 +370,13 @@ impl MobileServer {
     #[tool(
         name = "mobile_launch_app",
         description = "Open an app by its package name (Android) or bundle id (iOS), from mobile_list_apps. Brings it to the front if it is already running.",
-        annotations(title = "Launch app", read_only_hint = false, destructive_hint = false, idempotent_hint = true, open_world_hint = true)
+        annotations(
+            title = "Launch app",
+            read_only_hint = false,
+            destructive_hint = false,
+            idempotent_hint = true,
+            open_world_hint = true
+        )
     )]
     async fn launch_app(
         &self,
@@ -384,7 +401,13 @@ impl MobileServer {
     #[tool(
         name = "mobile_terminate_app",
         description = "Stop a running app (force-stop on Android). Unsaved state in the app is lost. Not an error if it was not running.",
-        annotations(title = "Terminate app", read_only_hint = false, destructive_hint = true, idempotent_hint = true, open_world_hint = false)
+        annotations(
+            title = "Terminate app",
+            read_only_hint = false,
+            destructive_hint = true,
+            idempotent_hint = true,
+            open_world_hint = false
+        )
     )]
     async fn terminate_app(
         &self,
@@ -394,8 +417,12 @@ impl MobileServer {
         finish(
             async {
                 let d = self.device(&ctx, &p.device).await?;
-                self.run(&ctx, "terminating the app", d.terminate_app(&p.package_name))
-                    .await?;
+                self.run(
+                    &ctx,
+                    "terminating the app",
+                    d.terminate_app(&p.package_name),
+                )
+                .await?;
                 text(format!("Terminated {}", p.package_name))
             }
             .await,
@@ -405,7 +432,13 @@ impl MobileServer {
     #[tool(
         name = "mobile_install_app",
         description = "Install an app from a file on this machine: .apk on Android; an .app folder or a .zip of one on an iOS simulator. Replaces an installed version. Sends progress notifications for large files.",
-        annotations(title = "Install app", read_only_hint = false, destructive_hint = true, idempotent_hint = true, open_world_hint = false)
+        annotations(
+            title = "Install app",
+            read_only_hint = false,
+            destructive_hint = true,
+            idempotent_hint = true,
+            open_world_hint = false
+        )
     )]
     async fn install_app(
         &self,
@@ -436,7 +469,13 @@ impl MobileServer {
     #[tool(
         name = "mobile_uninstall_app",
         description = "Remove an app and its data from the device.",
-        annotations(title = "Uninstall app", read_only_hint = false, destructive_hint = true, idempotent_hint = true, open_world_hint = false)
+        annotations(
+            title = "Uninstall app",
+            read_only_hint = false,
+            destructive_hint = true,
+            idempotent_hint = true,
+            open_world_hint = false
+        )
     )]
     async fn uninstall_app(
         &self,
@@ -490,7 +529,13 @@ impl MobileServer {
     #[tool(
         name = "mobile_click_on_screen_at_coordinates",
         description = "Tap the screen. Prefer `ref` from mobile_list_elements_on_screen (e.g. \"@e5\"); otherwise give x,y in screen coordinates (pixels on Android, points on iOS — multiply screenshot coordinates as the screenshot text says).",
-        annotations(title = "Tap", read_only_hint = false, destructive_hint = false, idempotent_hint = false, open_world_hint = true)
+        annotations(
+            title = "Tap",
+            read_only_hint = false,
+            destructive_hint = false,
+            idempotent_hint = false,
+            open_world_hint = true
+        )
     )]
     async fn click(
         &self,
@@ -539,7 +584,13 @@ impl MobileServer {
     #[tool(
         name = "mobile_double_tap_on_screen",
         description = "Double-tap the screen at x,y in screen coordinates.",
-        annotations(title = "Double tap", read_only_hint = false, destructive_hint = false, idempotent_hint = false, open_world_hint = true)
+        annotations(
+            title = "Double tap",
+            read_only_hint = false,
+            destructive_hint = false,
+            idempotent_hint = false,
+            open_world_hint = true
+        )
     )]
     async fn double_tap(
         &self,
@@ -560,7 +611,13 @@ impl MobileServer {
     #[tool(
         name = "mobile_long_press_on_screen_at_coordinates",
         description = "Press and hold at x,y in screen coordinates (default 500 ms).",
-        annotations(title = "Long press", read_only_hint = false, destructive_hint = false, idempotent_hint = false, open_world_hint = true)
+        annotations(
+            title = "Long press",
+            read_only_hint = false,
+            destructive_hint = false,
+            idempotent_hint = false,
+            open_world_hint = true
+        )
     )]
     async fn long_press(
         &self,
@@ -578,7 +635,8 @@ impl MobileServer {
                 }
                 let d = self.device(&ctx, &p.device).await?;
                 let dur = Duration::from_millis(ms.round() as u64);
-                self.run(&ctx, "long pressing", d.long_press(at, dur)).await?;
+                self.run(&ctx, "long pressing", d.long_press(at, dur))
+                    .await?;
                 text(format!(
                     "Long-pressed at ({}, {}) for {} ms",
                     at.x,
@@ -621,7 +679,13 @@ impl MobileServer {
     #[tool(
         name = "mobile_press_button",
         description = "Press a hardware or navigation button: HOME, BACK (Android), MENU, ENTER, VOLUME_UP, VOLUME_DOWN, POWER, DPAD_UP/DOWN/LEFT/RIGHT/CENTER (Android TV); LOCK, SIDE_BUTTON, SIRI, APPLE_PAY (iOS).",
-        annotations(title = "Press button", read_only_hint = false, destructive_hint = false, idempotent_hint = false, open_world_hint = true)
+        annotations(
+            title = "Press button",
+            read_only_hint = false,
+            destructive_hint = false,
+            idempotent_hint = false,
+            open_world_hint = true
+        )
     )]
     async fn press_button(
         &self,
@@ -649,7 +713,13 @@ impl MobileServer {
     #[tool(
         name = "mobile_open_url",
         description = "Open a URL on the device (in the browser, or the app that handles it). http and https only, unless the server allows more schemes.",
-        annotations(title = "Open URL", read_only_hint = false, destructive_hint = false, idempotent_hint = false, open_world_hint = true)
+        annotations(
+            title = "Open URL",
+            read_only_hint = false,
+            destructive_hint = false,
+            idempotent_hint = false,
+            open_world_hint = true
+        )
     )]
     async fn open_url(
         &self,
@@ -660,7 +730,8 @@ impl MobileServer {
             async {
                 self.options.url_policy.check(&p.url).map_err(|e| e.0)?;
                 let d = self.device(&ctx, &p.device).await?;
-                self.run(&ctx, "opening the URL", d.open_url(&p.url)).await?;
+                self.run(&ctx, "opening the URL", d.open_url(&p.url))
+                    .await?;
                 text(format!("Opened {}", p.url))
             }
             .await,
@@ -670,7 +741,13 @@ impl MobileServer {
     #[tool(
         name = "mobile_swipe_on_screen",
         description = "Swipe in a direction (up, down, left, right), from the screen centre or from x,y, over `distance` (default 40% of the screen). Swipe up to scroll down a list. Kept inside the screen.",
-        annotations(title = "Swipe", read_only_hint = false, destructive_hint = false, idempotent_hint = false, open_world_hint = true)
+        annotations(
+            title = "Swipe",
+            read_only_hint = false,
+            destructive_hint = false,
+            idempotent_hint = false,
+            open_world_hint = true
+        )
     )]
     async fn swipe(
         &self,
@@ -682,7 +759,11 @@ impl MobileServer {
                 let origin = match (p.x, p.y) {
                     (Some(x), Some(y)) => Some(Point::new(coord(x, "x")?, coord(y, "y")?)),
                     (None, None) => None,
-                    _ => return Err(Failure("Give both x and y, or neither to swipe from the screen centre".into())),
+                    _ => {
+                        return Err(Failure(
+                            "Give both x and y, or neither to swipe from the screen centre".into(),
+                        ));
+                    }
                 };
                 let distance = match p.distance {
                     Some(v) => Some(coord(v, "distance")?.max(1) as u32),
@@ -693,11 +774,18 @@ impl MobileServer {
                     .run(&ctx, "reading the screen size", d.screen_size())
                     .await?;
                 let (from, to) = swipe_path(p.direction, origin, distance, &screen);
-                self.run(&ctx, "swiping", d.swipe(from, to, Duration::from_millis(500)))
-                    .await?;
+                self.run(
+                    &ctx,
+                    "swiping",
+                    d.swipe(from, to, Duration::from_millis(500)),
+                )
+                .await?;
                 text(format!(
                     "Swiped {} from ({}, {}) to ({}, {})",
-                    serde_json::to_value(p.direction).ok().and_then(|v| v.as_str().map(str::to_string)).unwrap_or_default(),
+                    serde_json::to_value(p.direction)
+                        .ok()
+                        .and_then(|v| v.as_str().map(str::to_string))
+                        .unwrap_or_default(),
                     from.x,
                     from.y,
                     to.x,
@@ -711,7 +799,13 @@ impl MobileServer {
     #[tool(
         name = "mobile_type_keys",
         description = "Type text into the focused field, exactly as given (tap the field first). Set submit to press ENTER afterwards.",
-        annotations(title = "Type text", read_only_hint = false, destructive_hint = false, idempotent_hint = false, open_world_hint = true)
+        annotations(
+            title = "Type text",
+            read_only_hint = false,
+            destructive_hint = false,
+            idempotent_hint = false,
+            open_world_hint = true
+        )
     )]
     async fn type_keys(
         &self,
@@ -739,7 +833,13 @@ impl MobileServer {
     #[tool(
         name = "mobile_take_screenshot",
         description = "Look at the screen: returns a JPEG (longest side 1024 px unless maxSize or scale say otherwise) and how screenshot coordinates map to screen coordinates. Prefer mobile_list_elements_on_screen to find things to tap.",
-        annotations(title = "Take screenshot", read_only_hint = true, destructive_hint = false, idempotent_hint = true, open_world_hint = false)
+        annotations(
+            title = "Take screenshot",
+            read_only_hint = true,
+            destructive_hint = false,
+            idempotent_hint = true,
+            open_world_hint = false
+        )
     )]
     async fn take_screenshot(
         &self,
@@ -774,7 +874,13 @@ impl MobileServer {
     #[tool(
         name = "mobile_save_screenshot",
         description = "Save a screenshot to a .png, .jpg or .jpeg file on this machine (under the working or temp directory). Full size unless maxSize or scale are given.",
-        annotations(title = "Save screenshot", read_only_hint = false, destructive_hint = false, idempotent_hint = true, open_world_hint = false)
+        annotations(
+            title = "Save screenshot",
+            read_only_hint = false,
+            destructive_hint = false,
+            idempotent_hint = true,
+            open_world_hint = false
+        )
     )]
     async fn save_screenshot(
         &self,
@@ -820,7 +926,13 @@ impl MobileServer {
     #[tool(
         name = "mobile_set_orientation",
         description = "Rotate the screen to portrait or landscape (turns auto-rotate off on Android).",
-        annotations(title = "Set orientation", read_only_hint = false, destructive_hint = false, idempotent_hint = true, open_world_hint = false)
+        annotations(
+            title = "Set orientation",
+            read_only_hint = false,
+            destructive_hint = false,
+            idempotent_hint = true,
+            open_world_hint = false
+        )
     )]
     async fn set_orientation(
         &self,
@@ -871,7 +983,13 @@ impl MobileServer {
     #[tool(
         name = "mobile_set_location",
         description = "Set a mock GPS location (latitude and longitude in degrees), or clear it by omitting both.",
-        annotations(title = "Set location", read_only_hint = false, destructive_hint = false, idempotent_hint = true, open_world_hint = false)
+        annotations(
+            title = "Set location",
+            read_only_hint = false,
+            destructive_hint = false,
+            idempotent_hint = true,
+            open_world_hint = false
+        )
     )]
     async fn set_location(
         &self,
@@ -882,13 +1000,23 @@ impl MobileServer {
             async {
                 let loc = match (p.latitude, p.longitude) {
                     (Some(latitude), Some(longitude)) => {
-                        if !(-90.0..=90.0).contains(&latitude) || !(-180.0..=180.0).contains(&longitude) {
-                            return Err(Failure("latitude must be -90 to 90 and longitude -180 to 180".into()));
+                        if !(-90.0..=90.0).contains(&latitude)
+                            || !(-180.0..=180.0).contains(&longitude)
+                        {
+                            return Err(Failure(
+                                "latitude must be -90 to 90 and longitude -180 to 180".into(),
+                            ));
                         }
-                        Some(Location { latitude, longitude })
+                        Some(Location {
+                            latitude,
+                            longitude,
+                        })
                     }
                     (None, None) => None,
-                    _ => return Err(Failure("Give both latitude and longitude, or neither to clear the mock location".into())),
+                    _ => return Err(Failure(
+                        "Give both latitude and longitude, or neither to clear the mock location"
+                            .into(),
+                    )),
                 };
                 let d = self.device(&ctx, &p.device).await?;
                 self.run(&ctx, "setting the location", d.set_location(loc))
@@ -905,7 +1033,13 @@ impl MobileServer {
     #[tool(
         name = "mobile_clipboard",
         description = "Read the device clipboard, or replace its content with `text`.",
-        annotations(title = "Clipboard", read_only_hint = false, destructive_hint = true, idempotent_hint = true, open_world_hint = false)
+        annotations(
+            title = "Clipboard",
+            read_only_hint = false,
+            destructive_hint = true,
+            idempotent_hint = true,
+            open_world_hint = false
+        )
     )]
     async fn clipboard(
         &self,
@@ -922,7 +1056,9 @@ impl MobileServer {
                         text(format!("Clipboard set ({} characters)", t.chars().count()))
                     }
                     None => {
-                        let t = self.run(&ctx, "reading the clipboard", d.clipboard()).await?;
+                        let t = self
+                            .run(&ctx, "reading the clipboard", d.clipboard())
+                            .await?;
                         text(t)
                     }
                 }
@@ -955,7 +1091,11 @@ impl MobileServer {
                     .map(|f| LogFilter::parse(f))
                     .collect::<Result<Vec<_>, _>>()?;
                 let save = match &p.save_to {
-                    Some(s) => Some(self.options.files.check_write(s, &["log", "txt", "jsonl"])?),
+                    Some(s) => Some(
+                        self.options
+                            .files
+                            .check_write(s, &["log", "txt", "jsonl"])?,
+                    ),
                     None => None,
                 };
                 let d = self.device(&ctx, &p.device).await?;
@@ -963,14 +1103,20 @@ impl MobileServer {
                     limit: limit as usize,
                     filters,
                 };
-                let lines = self.run(&ctx, "reading device logs", d.logs(&query)).await?;
+                let lines = self
+                    .run(&ctx, "reading device logs", d.logs(&query))
+                    .await?;
                 let list = LogList { lines };
                 let mut rendered = list.render();
                 if let Some(path) = save {
                     tokio::fs::write(&path, format!("{rendered}\n"))
                         .await
                         .map_err(|e| Failure(format!("could not write {}: {e}", path.display())))?;
-                    rendered = format!("Saved {} lines to {}\n{rendered}", list.lines.len(), path.display());
+                    rendered = format!(
+                        "Saved {} lines to {}\n{rendered}",
+                        list.lines.len(),
+                        path.display()
+                    );
                 }
                 structured(rendered, &list)
             }
@@ -981,7 +1127,13 @@ impl MobileServer {
     #[tool(
         name = "mobile_start_screen_recording",
         description = "Start recording the screen to an .mp4 on this machine (default: a new file in the temp directory). Stop with mobile_stop_screen_recording.",
-        annotations(title = "Start recording", read_only_hint = false, destructive_hint = false, idempotent_hint = false, open_world_hint = false)
+        annotations(
+            title = "Start recording",
+            read_only_hint = false,
+            destructive_hint = false,
+            idempotent_hint = false,
+            open_world_hint = false
+        )
     )]
     async fn start_recording(
         &self,
@@ -1027,7 +1179,13 @@ impl MobileServer {
     #[tool(
         name = "mobile_stop_screen_recording",
         description = "Stop the screen recording and save the video; reports its path, size and length.",
-        annotations(title = "Stop recording", read_only_hint = false, destructive_hint = false, idempotent_hint = false, open_world_hint = false)
+        annotations(
+            title = "Stop recording",
+            read_only_hint = false,
+            destructive_hint = false,
+            idempotent_hint = false,
+            open_world_hint = false
+        )
     )]
     async fn stop_recording(
         &self,
@@ -1081,7 +1239,13 @@ impl MobileServer {
     #[tool(
         name = "mobile_get_crash",
         description = "Read one crash report in full, by its id from mobile_list_crashes.",
-        annotations(title = "Get crash", read_only_hint = true, destructive_hint = false, idempotent_hint = true, open_world_hint = false)
+        annotations(
+            title = "Get crash",
+            read_only_hint = true,
+            destructive_hint = false,
+            idempotent_hint = true,
+            open_world_hint = false
+        )
     )]
     async fn get_crash(
         &self,
@@ -1101,7 +1265,13 @@ impl MobileServer {
     #[tool(
         name = "mobile_ui_dump",
         description = "Return the raw accessibility dump of the screen (uiautomator XML on Android, idb JSON on iOS), or write it to output_path. Use mobile_list_elements_on_screen unless you need every attribute.",
-        annotations(title = "Raw UI dump", read_only_hint = true, destructive_hint = false, idempotent_hint = true, open_world_hint = false)
+        annotations(
+            title = "Raw UI dump",
+            read_only_hint = true,
+            destructive_hint = false,
+            idempotent_hint = true,
+            open_world_hint = false
+        )
     )]
     async fn ui_dump(
         &self,
@@ -1118,9 +1288,9 @@ impl MobileServer {
                 let dump = self.run(&ctx, "dumping the UI", d.ui_dump()).await?;
                 match save {
                     Some(path) => {
-                        tokio::fs::write(&path, &dump)
-                            .await
-                            .map_err(|e| Failure(format!("could not write {}: {e}", path.display())))?;
+                        tokio::fs::write(&path, &dump).await.map_err(|e| {
+                            Failure(format!("could not write {}: {e}", path.display()))
+                        })?;
                         text(format!("Wrote {} bytes to {}", dump.len(), path.display()))
                     }
                     None => text(dump),
@@ -1133,7 +1303,13 @@ impl MobileServer {
     #[tool(
         name = "mobile_adb_push",
         description = "Copy a file from this machine to the device (to /sdcard unless force is set). Overwrites the destination.",
-        annotations(title = "Push file", read_only_hint = false, destructive_hint = true, idempotent_hint = true, open_world_hint = false)
+        annotations(
+            title = "Push file",
+            read_only_hint = false,
+            destructive_hint = true,
+            idempotent_hint = true,
+            open_world_hint = false
+        )
     )]
     async fn push(
         &self,
@@ -1165,7 +1341,13 @@ impl MobileServer {
     #[tool(
         name = "mobile_adb_pull",
         description = "Copy a file from the device to this machine (under the working or temp directory).",
-        annotations(title = "Pull file", read_only_hint = false, destructive_hint = false, idempotent_hint = true, open_world_hint = false)
+        annotations(
+            title = "Pull file",
+            read_only_hint = false,
+            destructive_hint = false,
+            idempotent_hint = true,
+            open_world_hint = false
+        )
     )]
     async fn pull(
         &self,
@@ -1178,9 +1360,17 @@ impl MobileServer {
                 let local = self.options.files.check_write(&p.local_path, &[])?;
                 let d = self.device(&ctx, &p.device).await?;
                 let n = self
-                    .bounded(&ctx, "pulling the file", self.options.install_timeout, d.pull_file(&remote, &local))
+                    .bounded(
+                        &ctx,
+                        "pulling the file",
+                        self.options.install_timeout,
+                        d.pull_file(&remote, &local),
+                    )
                     .await?;
-                text(format!("Pulled {remote} ({n} bytes) to {}", local.display()))
+                text(format!(
+                    "Pulled {remote} ({n} bytes) to {}",
+                    local.display()
+                ))
             }
             .await,
         )
@@ -1189,7 +1379,13 @@ impl MobileServer {
     #[tool(
         name = "mobile_batch_commands",
         description = "Run several tool calls on one device in order, in one request. Each step is {name, arguments} without `device`. Stops at the first error unless stopOnError is false. Screenshots and nested batches are not allowed.",
-        annotations(title = "Batch", read_only_hint = false, destructive_hint = true, idempotent_hint = false, open_world_hint = true)
+        annotations(
+            title = "Batch",
+            read_only_hint = false,
+            destructive_hint = true,
+            idempotent_hint = false,
+            open_world_hint = true
+        )
     )]
     async fn batch(
         &self,
@@ -1210,7 +1406,11 @@ impl MobileServer {
                         )));
                     }
                     if self.router.get(&s.name).is_none() {
-                        return Err(Failure(format!("Step {} names an unknown tool {:?}", i + 1, s.name)));
+                        return Err(Failure(format!(
+                            "Step {} names an unknown tool {:?}",
+                            i + 1,
+                            s.name
+                        )));
                     }
                 }
                 let mut lines = Vec::new();
@@ -1221,7 +1421,10 @@ impl MobileServer {
                     .map(|s| (s.name, s.arguments.unwrap_or_default()))
                     .collect();
                 if p.list_elements_at_end {
-                    steps.push(("mobile_list_elements_on_screen".to_string(), Default::default()));
+                    steps.push((
+                        "mobile_list_elements_on_screen".to_string(),
+                        Default::default(),
+                    ));
                 }
                 for (i, (name, mut args)) in steps.into_iter().enumerate() {
                     args.insert("device".into(), Value::String(p.device.clone()));
@@ -1240,7 +1443,10 @@ impl MobileServer {
                                 .join("\n");
                             (r.is_error != Some(true), body)
                         }
-                        Ok(_) => (false, "the step asked for input, which batches cannot give".to_string()),
+                        Ok(_) => (
+                            false,
+                            "the step asked for input, which batches cannot give".to_string(),
+                        ),
                         Err(e) => (false, e.message.to_string()),
                     };
                     lines.push(format!(

@@ -300,7 +300,9 @@ fn text_of(r: &CallToolResult) -> String {
 #[tokio::test]
 async fn every_tool_reaches_its_trait_method() {
     let h = start(ServerOptions::default()).await;
-    let tmp = tempfile::Builder::new().tempdir_in(std::env::temp_dir()).unwrap();
+    let tmp = tempfile::Builder::new()
+        .tempdir_in(std::env::temp_dir())
+        .unwrap();
     let apk = tmp.path().join("app.apk");
     std::fs::write(&apk, b"apk").unwrap();
     let up = tmp.path().join("up.txt");
@@ -309,7 +311,11 @@ async fn every_tool_reaches_its_trait_method() {
 
     let cases: Vec<(&str, Value, Vec<&str>)> = vec![
         ("mobile_list_apps", json!({}), vec!["list_apps"]),
-        ("mobile_get_foreground_app", json!({}), vec!["foreground_app"]),
+        (
+            "mobile_get_foreground_app",
+            json!({}),
+            vec!["foreground_app"],
+        ),
         (
             "mobile_launch_app",
             json!({"packageName": "com.example.notes", "locale": "fr-FR, de"}),
@@ -410,7 +416,11 @@ async fn every_tool_reaches_its_trait_method() {
             json!({"output": t("rec.mp4"), "timeLimit": 7}),
             vec!["start_recording 7"],
         ),
-        ("mobile_stop_screen_recording", json!({}), vec!["stop_recording"]),
+        (
+            "mobile_stop_screen_recording",
+            json!({}),
+            vec!["stop_recording"],
+        ),
         ("mobile_list_crashes", json!({}), vec!["crashes"]),
         ("mobile_get_crash", json!({"id": "c1"}), vec!["crash c1"]),
         ("mobile_ui_dump", json!({}), vec!["ui_dump"]),
@@ -463,9 +473,7 @@ async fn every_tool_reaches_its_trait_method() {
 #[tokio::test]
 async fn results_carry_text_structure_and_images() {
     let h = start(ServerOptions::default()).await;
-    let r = h
-        .call("mobile_list_available_devices", json!({}))
-        .await;
+    let r = h.call("mobile_list_available_devices", json!({})).await;
     let s = r.structured_content.clone().unwrap();
     assert_eq!(s["devices"][0]["id"], "double-1");
     assert_eq!(s["devices"][0]["type"], "emulator");
@@ -484,7 +492,10 @@ async fn results_carry_text_structure_and_images() {
     );
 
     let r = h
-        .call("mobile_list_elements_on_screen", json!({"device": "double-1"}))
+        .call(
+            "mobile_list_elements_on_screen",
+            json!({"device": "double-1"}),
+        )
         .await;
     assert!(text_of(&r).ends_with("\n@e1 Button text=\"Save\" at=100,200 size=50x20"));
 
