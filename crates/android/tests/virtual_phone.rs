@@ -384,6 +384,27 @@ async fn a_device_that_vanishes_gives_a_clear_error() {
             text.contains(device.id()) || text.contains("adb server"),
             "the error names the device or the server: {text}"
         );
+        // The adb server keeps the transport as `offline`: listed, with a hint.
+        let backend = AndroidBackend::new(AndroidConfig {
+            servers: vec![_adb.socket_addr()],
+            adb_path: Some("/nonexistent/adb".into()),
+            ..Default::default()
+        });
+        let mut listed = None;
+        for _ in 0..30 {
+            let found = backend.discover().await;
+            listed = found.devices.into_iter().find(|d| d.id == device.id());
+            if listed
+                .as_ref()
+                .is_some_and(|d| d.state != DeviceState::Online)
+            {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+        let info = listed.expect("the offline device stays listed");
+        assert_eq!(info.state, DeviceState::Offline, "{info:?}");
+        assert!(info.hint.unwrap().contains("reconnect"));
     })
     .await
     .expect("test finished in time");
@@ -468,6 +489,56 @@ async fn two_servers_give_distinct_ids() {
             let d = backend.open(info).await.unwrap();
             assert_eq!(d.screen_size().await.unwrap().width, 1080);
         }
+    })
+    .await
+    .expect("test finished in time");
+}
+
+/// Input to one device is serialized: two agents typing at once never interleave, and
+/// hostile file names travel through the sync protocol untouched.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn concurrent_typing_does_not_interleave_and_paths_stay_literal() {
+    tokio::time::timeout(TEST_DEADLINE, async {
+        let Rig {
+            device,
+            phone,
+            _adb,
+        } = rig().await;
+        phone.update_state(|s| s.input_events.clear());
+        // Each text needs several `input` commands (a `%s` cut and a newline).
+        let a = "aaa 100%sure\naaa";
+        let b = "bbb 50%sale\nbbb";
+        let (d1, d2) = (device.clone(), device.clone());
+        let (r1, r2) = tokio::join!(
+            tokio::spawn(async move { d1.type_text(a).await }),
+            tokio::spawn(async move { d2.type_text(b).await })
+        );
+        r1.unwrap().unwrap();
+        r2.unwrap().unwrap();
+        let typed: String = events(&phone)
+            .into_iter()
+            .map(|e| match e {
+                InputEvent::Text { text } => text,
+                InputEvent::Key { name, .. } if name == "ENTER" => "\n".into(),
+                other => panic!("unexpected {other:?}"),
+            })
+            .collect();
+        assert!(
+            typed == format!("{a}{b}") || typed == format!("{b}{a}"),
+            "{typed:?}"
+        );
+
+        let dir = tempfile::tempdir().unwrap();
+        let local = dir.path().join("x");
+        std::fs::write(&local, b"x").unwrap();
+        let remote = DevicePath::parse("/sdcard/a;b $(id) `q` 'c'.txt").unwrap();
+        device.push_file(&local, &remote).await.unwrap();
+        assert_eq!(phone.file(remote.as_str()).as_deref(), Some(&b"x"[..]));
+        device
+            .pull_file(&remote, &dir.path().join("y"))
+            .await
+            .unwrap();
+        assert!(phone.injections().is_empty(), "{:?}", phone.injections());
     })
     .await
     .expect("test finished in time");
