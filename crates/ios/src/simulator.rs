@@ -48,6 +48,9 @@ pub struct SimulatorDevice {
     model: Option<String>,
     tools: Arc<Tools>,
     recording: Mutex<Option<ActiveRecording>>,
+    /// Input events (taps, swipes, typing, buttons) go one at a time, so a double tap
+    /// or typed text is never interleaved with another call's input.
+    input: Mutex<()>,
 }
 
 fn bundle(app: &AppId) -> Result<BundleId> {
@@ -91,6 +94,7 @@ impl SimulatorDevice {
             model,
             tools,
             recording: Mutex::new(None),
+            input: Mutex::new(()),
         }
     }
 
@@ -288,7 +292,13 @@ impl Device for SimulatorDevice {
                 args.push(first.replace('-', "_").into());
             }
         }
-        self.simctl_ok(args, "launch", Some(bid.as_str())).await?;
+        let out = self.simctl_ok(args, "launch", Some(bid.as_str())).await?;
+        tracing::debug!(
+            udid = %self.udid,
+            app = %bid,
+            pid = ?crate::parse::parse_launch_pid(&out.stdout_text()),
+            "launched"
+        );
         Ok(())
     }
 
@@ -452,20 +462,22 @@ impl Device for SimulatorDevice {
     }
 
     async fn tap(&self, at: Point) -> Result<()> {
-        self.idb_ok(
-            argv!["ui", "tap", coord(at.x, "x")?, coord(at.y, "y")?],
-            "tapping",
-        )
-        .await?;
+        let args = argv!["ui", "tap", coord(at.x, "x")?, coord(at.y, "y")?];
+        let _input = self.input.lock().await;
+        self.idb_ok(args, "tapping").await?;
         Ok(())
     }
 
     async fn double_tap(&self, at: Point) -> Result<()> {
-        self.tap(at).await?;
-        self.tap(at).await
+        let args = argv!["ui", "tap", coord(at.x, "x")?, coord(at.y, "y")?];
+        let _input = self.input.lock().await;
+        self.idb_ok(args.clone(), "double tapping").await?;
+        self.idb_ok(args, "double tapping").await?;
+        Ok(())
     }
 
     async fn long_press(&self, at: Point, duration: Duration) -> Result<()> {
+        let _input = self.input.lock().await;
         self.idb_ok(
             argv![
                 "ui",
@@ -482,6 +494,7 @@ impl Device for SimulatorDevice {
     }
 
     async fn swipe(&self, from: Point, to: Point, duration: Duration) -> Result<()> {
+        let _input = self.input.lock().await;
         self.idb_ok(
             argv![
                 "ui",
@@ -503,6 +516,7 @@ impl Device for SimulatorDevice {
         if text.is_empty() {
             return Ok(());
         }
+        let _input = self.input.lock().await;
         if text.starts_with('-') {
             // idb's argparse would read it as an option: end the options first.
             let args = argv!["ui", "text", "--udid", &self.udid, "--", text];
@@ -526,6 +540,7 @@ impl Device for SimulatorDevice {
                 format!("an iOS simulator has {}", IOS_BUTTONS.join(", ")),
             ));
         }
+        let _input = self.input.lock().await;
         self.idb_ok(argv!["ui", "button", name], "pressing a button")
             .await?;
         Ok(())

@@ -909,3 +909,25 @@ fn a_simulator_booted_outside_shows_up_online() {
         assert_eq!((size.width, size.height, size.scale), (834, 1210, 2.0));
     });
 }
+
+#[test]
+fn a_hung_tool_hits_the_deadline() {
+    run(async {
+        let dir = tempfile::tempdir().unwrap();
+        let hung = dir.path().join("xcrun");
+        std::fs::write(&hung, "#!/bin/sh\nexec sleep 30\n").unwrap();
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&hung, std::fs::Permissions::from_mode(0o755)).unwrap();
+        let backend =
+            IosBackend::new(IosConfig::with_tools(&hung, None).timeout(Duration::from_millis(300)));
+        let started = std::time::Instant::now();
+        let d = backend.discover().await;
+        assert!(started.elapsed() < Duration::from_secs(10));
+        assert!(d.devices.is_empty());
+        assert!(
+            d.notes.iter().any(|n| n.contains("timed out after 300 ms")),
+            "{:?}",
+            d.notes
+        );
+    });
+}
