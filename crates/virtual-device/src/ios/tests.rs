@@ -170,3 +170,42 @@ fn list_targets_is_python_ndjson() {
     );
     assert_eq!(text.lines().count(), 3);
 }
+
+#[test]
+fn idb_listings_have_the_captured_keys_in_order() {
+    fn keys(line: &str) -> Vec<String> {
+        // Keys in printed order: every `"key": ` at the top level of a flat object.
+        line.split("\", \"")
+            .chain(line.split(", \""))
+            .filter_map(|p| {
+                p.split_once("\": ")
+                    .map(|(k, _)| k.trim_start_matches(['{', '"']).to_string())
+            })
+            .fold(Vec::new(), |mut v, k| {
+                if !v.contains(&k) {
+                    v.push(k);
+                }
+                v
+            })
+    }
+    let mut s = default_state();
+    let targets =
+        String::from_utf8(run_idb(&mut s, &args(&["list-targets", "--json"])).stdout).unwrap();
+    let want = fixture("idb-list-targets.ndjson");
+    assert_eq!(
+        keys(targets.lines().next().unwrap()),
+        keys(want.lines().next().unwrap())
+    );
+    let apps = String::from_utf8(
+        run_idb(
+            &mut s,
+            &args(&["list-apps", "--json", "--udid", BOOTED_UDID]),
+        )
+        .stdout,
+    )
+    .unwrap();
+    let want = fixture("idb-list-apps.ndjson");
+    let mut want_keys = keys(want.lines().next().unwrap());
+    want_keys.push("pid".into()); // newer idb adds it
+    assert_eq!(keys(apps.lines().next().unwrap()), want_keys);
+}
