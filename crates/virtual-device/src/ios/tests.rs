@@ -174,19 +174,18 @@ fn list_targets_is_python_ndjson() {
 #[test]
 fn idb_listings_have_the_captured_keys_in_order() {
     fn keys(line: &str) -> Vec<String> {
-        // Keys in printed order: every `"key": ` at the top level of a flat object.
-        line.split("\", \"")
-            .chain(line.split(", \""))
-            .filter_map(|p| {
-                p.split_once("\": ")
-                    .map(|(k, _)| k.trim_start_matches(['{', '"']).to_string())
-            })
-            .fold(Vec::new(), |mut v, k| {
-                if !v.contains(&k) {
-                    v.push(k);
-                }
-                v
-            })
+        // Keys in printed order: the quoted string before each `": `.
+        let mut out = Vec::new();
+        let mut rest = line;
+        while let Some(i) = rest.find("\": ") {
+            let head = &rest[..i];
+            if let Some(q) = head.rfind('"') {
+                out.push(head[q + 1..].to_string());
+            }
+            rest = &rest[i + 3..];
+        }
+        assert!(out.len() >= 6, "{line}: {out:?}");
+        out
     }
     let mut s = default_state();
     let targets =
