@@ -87,6 +87,35 @@ impl Ctx<'_> {
 
 type Res = io::Result<i32>;
 
+/// Runs the simple commands of an already checked line; returns the last exit status.
+pub(crate) fn run_commands(
+    phone: &Arc<Shared>,
+    parsed: &crate::shell::ParsedLine,
+    io: &mut dyn Io,
+    env: &mut BTreeMap<String, String>,
+) -> i32 {
+    let mut status = 0;
+    for cmd in &parsed.commands {
+        let mut ctx = Ctx {
+            phone,
+            io: &mut *io,
+            env: &mut *env,
+            drop_stdout: cmd.redirects.iter().any(|r| {
+                matches!(r.fd, None | Some(1)) && r.op.starts_with('>') && r.target == "/dev/null"
+            }),
+            drop_stderr: cmd
+                .redirects
+                .iter()
+                .any(|r| r.fd == Some(2) && r.op.starts_with('>') && r.target == "/dev/null"),
+        };
+        status = match run(&mut ctx, &cmd.argv) {
+            Ok(s) => s,
+            Err(_) => return 1,
+        };
+    }
+    status
+}
+
 /// Runs one simple command; returns its exit status.
 pub(crate) fn run(ctx: &mut Ctx, argv: &[String]) -> Res {
     let Some(program) = argv.first() else {
@@ -95,6 +124,22 @@ pub(crate) fn run(ctx: &mut Ctx, argv: &[String]) -> Res {
     let name = program.rsplit('/').next().unwrap_or(program);
     let args = &argv[1..];
     match name {
+        "sh" => match crate::shell::nested_script(argv) {
+            Some(script) => {
+                // Already checked for injection when the outer line was parsed.
+                let inner = crate::shell::parse_with_env(script, ctx.env);
+                if let Some(e) = &inner.error {
+                    ctx.eprint(&format!("/system/bin/sh: {e}\n"))?;
+                    return Ok(2);
+                }
+                let mut env = ctx.env.clone();
+                Ok(run_commands(ctx.phone, &inner, ctx.io, &mut env))
+            }
+            None => {
+                ctx.eprint("/system/bin/sh: interactive shells are not supported here\n")?;
+                Ok(2)
+            }
+        },
         "true" => Ok(0),
         "false" => Ok(1),
         ":" => Ok(0),

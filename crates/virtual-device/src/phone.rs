@@ -12,7 +12,7 @@ use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
-use crate::commands::{self, CancelFlag, Ctx, Io, MemIo};
+use crate::commands::{self, CancelFlag, Io, MemIo};
 use crate::connection::{self, DeviceStream, ServiceHost};
 use crate::layout;
 use crate::render::{Frame, RenderCache};
@@ -178,28 +178,7 @@ impl Shared {
             let _ = io.out(format!("/system/bin/sh: {e}\n").as_bytes());
             return 2;
         }
-        let mut status = 0;
-        for cmd in &parsed.commands {
-            let mut ctx = Ctx {
-                phone: self,
-                io: &mut *io,
-                env: &mut env,
-                drop_stdout: cmd.redirects.iter().any(|r| {
-                    matches!(r.fd, None | Some(1))
-                        && r.op.starts_with('>')
-                        && r.target == "/dev/null"
-                }),
-                drop_stderr: cmd
-                    .redirects
-                    .iter()
-                    .any(|r| r.fd == Some(2) && r.op.starts_with('>') && r.target == "/dev/null"),
-            };
-            status = match commands::run(&mut ctx, &cmd.argv) {
-                Ok(s) => s,
-                Err(_) => return 1,
-            };
-        }
-        status
+        commands::run_commands(self, &parsed, io, &mut env)
     }
 
     fn banner(&self) -> String {
@@ -485,6 +464,15 @@ impl PhoneHandle {
             .into_iter()
             .filter(|r| r.injection)
             .collect()
+    }
+
+    /// Number of live host connections (adb servers or direct clients).
+    pub fn connection_count(&self) -> usize {
+        self.shared
+            .connections
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .len()
     }
 
     /// Forgets the in-process log (the `--log` file is kept).

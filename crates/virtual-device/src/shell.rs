@@ -107,7 +107,43 @@ pub fn parse_with_env(input: &str, env: &BTreeMap<String, String>) -> ParsedLine
     lx.end_command();
     let mut line = lx.line;
     classify(&mut line);
+    nested_shells(&mut line, env);
     line
+}
+
+/// Whether `argv` is `sh -c STRING` (the string is run by a nested shell).
+pub fn nested_script(argv: &[String]) -> Option<&str> {
+    let shell = matches!(
+        argv.first().map(String::as_str),
+        Some("sh" | "/system/bin/sh" | "/bin/sh")
+    );
+    if shell && argv.get(1).map(String::as_str) == Some("-c") {
+        argv.get(2).map(String::as_str)
+    } else {
+        None
+    }
+}
+
+/// A `sh -c STRING` runs STRING through the shell again: its metacharacters count too.
+fn nested_shells(line: &mut ParsedLine, env: &BTreeMap<String, String>) {
+    let mut found = Vec::new();
+    for cmd in &line.commands {
+        if let Some(script) = nested_script(&cmd.argv) {
+            let inner = parse_with_env(script, env);
+            if inner.injection {
+                found.extend(
+                    inner
+                        .reasons
+                        .into_iter()
+                        .map(|r| format!("inside sh -c: {r}")),
+                );
+            }
+        }
+    }
+    if !found.is_empty() {
+        line.injection = true;
+        line.reasons.extend(found);
+    }
 }
 
 enum WordEnd {
@@ -675,6 +711,19 @@ mod tests {
             assert!(!p.injection, "{s}");
             assert_eq!(p.argvs(), vec![v(&["echo", s])]);
         }
+    }
+
+    #[test]
+    fn nested_sh_c_is_checked_too() {
+        let p = parse("sh -c 'echo a; reboot'");
+        assert!(p.injection);
+        assert!(
+            p.reasons.iter().any(|r| r.starts_with("inside sh -c")),
+            "{:?}",
+            p.reasons
+        );
+        assert!(!parse("sh -c 'echo a b'").injection);
+        assert!(parse("sh -c \"sh -c 'id | cat'\"").injection);
     }
 
     #[test]

@@ -462,6 +462,14 @@ impl PhoneState {
                 .map(|(n, _)| n.clone())
                 .unwrap_or_else(|| pkg.main_screen.clone())
         };
+        // A launcher alias (Chrome's `…chrome.Main`) resolves to the activity that shows the
+        // screen, which is what dumpsys then reports.
+        let activity = pkg
+            .screens
+            .get(&screen)
+            .map(|s| s.activity.clone())
+            .filter(|a| !a.is_empty())
+            .unwrap_or(activity);
         if package == LAUNCHER_PACKAGE {
             self.go_home();
             return Ok(activity);
