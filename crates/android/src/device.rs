@@ -904,13 +904,7 @@ impl Device for AndroidDevice {
         };
         let log = self.sh("reading the device log", command(&logcat)?).await?;
         let log = log.as_str();
-        let names: std::collections::HashMap<u32, String> = ps
-            .lines()
-            .filter_map(|l| {
-                let mut it = l.split_whitespace();
-                Some((it.next()?.parse().ok()?, it.next()?.to_string()))
-            })
-            .collect();
+        let names = parse::logcat::parse_ps_names(&ps);
         let mut entries = parse::logcat::parse_threadtime(log);
         if wants_process {
             for e in &mut entries {

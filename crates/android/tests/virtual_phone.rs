@@ -129,7 +129,9 @@ async fn every_method_through_a_private_adb_server() {
         assert!(fg.activity.unwrap().starts_with("com.example.notes."));
 
         // Elements, and a tap at the exact centre of one.
+        phone.clear_log();
         let els = d.list_elements().await.unwrap();
+        assert_eq!(argvs(&phone), vec![v(&["uiautomator", "dump", "/dev/tty"])]);
         assert!(!els.is_empty());
         for (i, e) in els.iter().enumerate() {
             assert_eq!(e.reference, format!("@e{}", i + 1));
@@ -264,7 +266,9 @@ async fn every_method_through_a_private_adb_server() {
         ));
 
         // Logs and crashes.
+        phone.clear_log();
         let logs = d.logs(&LogQuery { limit: 5, filters: vec![] }).await.unwrap();
+        assert_eq!(argvs(&phone), vec![v(&["logcat", "-d", "-v", "threadtime", "-t", "5"])]);
         assert!(!logs.is_empty() && logs.len() <= 5, "{logs:?}");
         let filtered = d
             .logs(&LogQuery {
@@ -274,7 +278,9 @@ async fn every_method_through_a_private_adb_server() {
             .await
             .unwrap();
         assert!(filtered.iter().all(|e| e.level.as_deref() == Some("error")));
+        phone.clear_log();
         let crashes = d.crashes().await.unwrap();
+        assert_eq!(argvs(&phone), vec![v(&["logcat", "-b", "crash", "-d", "-v", "threadtime"])]);
         for c in &crashes {
             let text = d.crash(&c.id).await.unwrap();
             assert!(!text.is_empty());
@@ -282,11 +288,19 @@ async fn every_method_through_a_private_adb_server() {
         assert!(matches!(d.crash("nope").await.unwrap_err(), DeviceError::NotFound { .. }));
 
         // Screenshot: raw RGBA of the whole screen.
+        phone.clear_log();
         let shot = d.screenshot().await.unwrap();
         assert_eq!(shot.format, CaptureFormat::Rgba8 { width: 1080, height: 2400 });
         assert_eq!(shot.bytes.len(), 1080 * 2400 * 4);
+        d.screenshot().await.unwrap();
+        assert_eq!(
+            argvs(&phone),
+            vec![v(&["dumpsys", "SurfaceFlinger", "--display-id"]), v(&["screencap"]), v(&["screencap"])],
+            "the display list is read once"
+        );
 
         // Screen recording: started in the background, stopped, pulled, removed.
+        phone.clear_log();
         let out = dir.path().join("rec.mp4");
         d.start_recording(&RecordingOptions { output: out.clone(), time_limit: Some(Duration::from_secs(30)) })
             .await
@@ -299,6 +313,12 @@ async fn every_method_through_a_private_adb_server() {
             phone.state().files.keys().all(|k| !k.contains("mobile-mcp-")),
             "the recording is removed from the device"
         );
+        let got = argvs(&phone);
+        assert_eq!(got[0][..3], v(&["screenrecord", "--time-limit", "30"])[..]);
+        let path = got[0][3].clone();
+        assert!(path.starts_with("/sdcard/mobile-mcp-") && path.ends_with(".mp4"), "{path}");
+        assert!(got.contains(&v(&["pkill", "-INT", "screenrecord"])), "{got:?}");
+        assert_eq!(got.last().unwrap(), &v(&["rm", "-f", &path]));
         assert!(d.stop_recording().await.is_err());
 
         // Not on Android, with hints.

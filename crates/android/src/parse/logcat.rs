@@ -161,8 +161,25 @@ pub fn parse_crashes(text: &str) -> Vec<CrashReport> {
     done
 }
 
+/// `ps -A -o PID=,NAME=`: pid to process name, for the `process` log filter.
+pub fn parse_ps_names(text: &str) -> std::collections::HashMap<u32, String> {
+    super::lines(text)
+        .filter_map(|l| {
+            let mut it = l.split_whitespace();
+            Some((it.next()?.parse().ok()?, it.next()?.to_string()))
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn ps_names() {
+        let m = super::parse_ps_names("    1 init\n 4242 com.example.app\r\nps: bad\n");
+        assert_eq!(m.len(), 2);
+        assert_eq!(m.get(&4242).map(String::as_str), Some("com.example.app"));
+    }
+
     use super::*;
 
     #[test]
