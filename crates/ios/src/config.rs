@@ -54,18 +54,17 @@ impl IosConfig {
     /// [`IosConfig::from_env`] with the environment passed in (for tests).
     pub fn from_vars(xcrun: Option<OsString>, idb: Option<OsString>, path: &OsString) -> Self {
         let (xcrun, searched) = match xcrun.filter(|v| !v.is_empty()) {
-            Some(p) => {
-                let p = PathBuf::from(p);
-                let found = is_executable(&p).then(|| p.clone());
-                (found, format!("{XCRUN_ENV}={}", p.display()))
-            }
+            Some(p) => (
+                resolve(&p, path),
+                format!("{XCRUN_ENV}={}", PathBuf::from(&p).display()),
+            ),
             None => (
                 find_on_path("xcrun", path),
                 format!("PATH ({})", path.to_string_lossy()),
             ),
         };
         let idb = match idb.filter(|v| !v.is_empty()) {
-            Some(p) => Some(PathBuf::from(p)).filter(|p| is_executable(p)),
+            Some(p) => resolve(&p, path),
             None => find_on_path("idb", path),
         };
         IosConfig {
@@ -101,6 +100,15 @@ impl IosConfig {
     }
 }
 
+/// An override: a path, or a bare name looked up on `PATH`.
+fn resolve(value: &OsString, path: &OsString) -> Option<PathBuf> {
+    let p = PathBuf::from(value);
+    if p.components().count() == 1 && !p.is_absolute() {
+        return find_on_path(&value.to_string_lossy(), path);
+    }
+    is_executable(&p).then_some(p)
+}
+
 fn find_on_path(name: &str, path: &OsString) -> Option<PathBuf> {
     std::env::split_paths(path)
         .map(|dir| dir.join(name))
@@ -134,6 +142,10 @@ mod tests {
         assert_eq!(c.xcrun, None);
         assert!(c.searched.contains("MOBILE_MCP_XCRUN=/no/such/xcrun"));
         let c = IosConfig::from_vars(None, Some(tool.clone().into()), &OsString::new());
+        assert_eq!(c.idb.as_deref(), Some(tool.as_path()));
+        // A bare name is looked up on PATH.
+        let c = IosConfig::from_vars(Some("xcrun".into()), Some("xcrun".into()), &path);
+        assert_eq!(c.xcrun.as_deref(), Some(tool.as_path()));
         assert_eq!(c.idb.as_deref(), Some(tool.as_path()));
         assert_eq!(c.timeout, DEFAULT_TIMEOUT);
     }

@@ -18,7 +18,15 @@
 //! registry.register(Arc::new(IosBackend::new(IosConfig::from_env())));
 //! ```
 //!
+//! Coordinates are points, origin top-left, as idb takes them; screenshots are pixels
+//! (points × scale). Orientation is read from the screenshot's shape (every simulator
+//! profile is portrait) and set with `idb ui rotate`. Not handled: idb's HID taps stay
+//! in portrait space on a rotated simulator, so taps in landscape are not remapped yet.
+//!
 //! Parsers are pure functions in [`parse`], tested against captures in `fixtures/ios/`.
+//! `tests/simulator.rs` drives [`IosBackend`] against `fake-xcrun`/`fake-idb` from the
+//! `virtual-device` crate; with `MOBILE_MCP_TEST_IOS=1` on a Mac, its real-capable tests
+//! run against the real tools instead.
 //! Crates used: `plist` reads `simctl listapps`' OpenStep plist (its ASCII reader), so
 //! no `plutil` is needed; `zip` unpacks zipped `.app` bundles for install; `tempfile`
 //! holds screenshots and unpacked bundles.
