@@ -107,7 +107,6 @@ impl PrivateAdbServer {
 
     /// Like [`start`](Self::start) with an explicit adb binary.
     pub fn start_with(adb: &Path) -> io::Result<Self> {
-        let home = tempfile::Builder::new().prefix("vdev-adb-home").tempdir()?;
         let mut last_err = None;
         for _ in 0..3 {
             let port = free_port()?;
@@ -118,10 +117,7 @@ impl PrivateAdbServer {
                 killed: false,
             };
             match server.adb_timeout(&["start-server"], Duration::from_secs(30)) {
-                Ok(out) if out.status.success() => {
-                    drop(home);
-                    return Ok(server);
-                }
+                Ok(out) if out.status.success() => return Ok(server),
                 Ok(out) => {
                     last_err = Some(io::Error::other(format!(
                         "adb start-server failed: {}",

@@ -1,5 +1,5 @@
 //! The device's command-line programs (`pm`, `am`, `input`, `dumpsys`, `screencap`, …), acting
-//! on [`PhoneState`](crate::state::PhoneState). Output formats follow the captures in
+//! on [`crate::state::PhoneState`]. Output formats follow the captures in
 //! `fixtures/android/` (see `SOURCES.md` there).
 
 use std::collections::BTreeMap;
@@ -22,6 +22,11 @@ pub(crate) trait Io {
     /// Waits up to `timeout` for input; `Ok(None)` on timeout; `Err` when input ended.
     fn read_input(&mut self, timeout: Duration) -> io::Result<Option<Vec<u8>>>;
     fn closed(&self) -> bool;
+    /// Whether a host is attached that can end a following command (`logcat` without `-d`)
+    /// by closing the stream. In-process runs cannot, so they never follow.
+    fn can_follow(&self) -> bool {
+        true
+    }
 }
 
 /// An in-memory [`Io`] (used by [`crate::PhoneHandle::shell`]).
@@ -47,6 +52,9 @@ impl Io for MemIo {
         }
     }
     fn closed(&self) -> bool {
+        false
+    }
+    fn can_follow(&self) -> bool {
         false
     }
 }
@@ -932,6 +940,23 @@ fn am(ctx: &mut Ctx, args: &[String]) -> Res {
 }
 
 fn am_start(ctx: &mut Ctx, args: &[String]) -> Res {
+    let status = am_start_inner(ctx, args)?;
+    if status == 0 && args.iter().any(|a| a == "-W") {
+        // `am start -W` waits for the launch and reports it.
+        let comp = ctx.with_state(|s| {
+            s.foreground()
+                .map(|f| short_component(&f.package, &f.activity))
+        });
+        if let Some(comp) = comp {
+            ctx.print(&format!(
+                "Status: ok\nLaunchState: COLD\nActivity: {comp}\nTotalTime: 312\nWaitTime: 315\nComplete\n"
+            ))?;
+        }
+    }
+    Ok(status)
+}
+
+fn am_start_inner(ctx: &mut Ctx, args: &[String]) -> Res {
     let (mut comp, mut action, mut data, mut cats) =
         (None::<String>, None::<String>, None::<String>, Vec::new());
     let mut it = args.iter();
@@ -1842,7 +1867,7 @@ fn logcat(ctx: &mut Ctx, args: &[String]) -> Res {
         }
     }
     ctx.print(&out)?;
-    if dump {
+    if dump || !ctx.io.can_follow() {
         return Ok(0);
     }
     // Follow mode: stream new main-buffer lines until the host closes the stream.

@@ -1,5 +1,49 @@
-//! The default scenario: a Pixel-like phone with a launcher, Settings, Chrome, Qwen and a Notes
-//! demo app, plus a handful of system packages without launcher activities.
+//! The default scenario: a Pixel 7-like phone (Android 14, SDK 34, 1080x2400, 420 dpi) with a
+//! launcher, Settings, Chrome, Qwen and a Notes demo app, plus system packages without launcher
+//! activities.
+//!
+//! # Packages
+//!
+//! | package | label | kind | launcher activity |
+//! |---|---|---|---|
+//! | `com.android.launcher3` | Pixel Launcher | system (HOME) | `com.android.launcher3.uioverrides.QuickstepLauncher` |
+//! | `com.android.settings` | Settings | system | `com.android.settings.Settings` |
+//! | `com.android.chrome` | Chrome | system | `com.google.android.apps.chrome.Main` (alias; shows `org.chromium.chrome.browser.ChromeTabbedActivity`) |
+//! | `com.alibaba.qwen` | Qwen | user (`pm list packages -3`) | `com.alibaba.qwen.MainActivity` |
+//! | `com.example.notes` | Notes | user | `com.example.notes.MainActivity` |
+//! | `android`, `com.android.systemui`, `com.android.phone`, `com.android.shell`, `com.android.providers.settings`, `com.google.android.inputmethod.latin` | – | system, no launcher | – |
+//!
+//! # Screens and what leads where
+//!
+//! Elements are listed top to bottom; their bounds come from [`crate::layout`] (use
+//! `PhoneHandle::element_center(label)` or the uiautomator dump to find them).
+//!
+//! - **Launcher** `home`: one `android.widget.TextView` icon per launcher app (text and
+//!   content-desc = label); tapping one launches the app. HOME always returns here.
+//! - **Settings** `main` (`.Settings`): EditText "Search settings"; list items "Network &
+//!   internet" → `network`, "Connected devices" (inert), "Display" → `display`, "About phone" →
+//!   `about`. `network` (`.SubSettings`): Switches "Wi-Fi" (on), "Airplane mode". `display`
+//!   (`.Settings$DisplaySettingsActivity`): Switches "Dark theme", "Auto-rotate screen". `about`
+//!   (`.Settings$MyDeviceInfoActivity`): texts "Device name", "Virtual Pixel", "Android version", "14".
+//! - **Chrome** `main` (`org.chromium.chrome.browser.ChromeTabbedActivity`): EditText
+//!   `com.android.chrome:id/url_bar` (hint "Search or type web address"; shows the URL after
+//!   `am start -a android.intent.action.VIEW -d URL`), text `page_content` ("New tab" / "Page at URL").
+//! - **Qwen** `main` (`.MainActivity`, title "Qwen"): text "How can I help you today?", EditText
+//!   `com.alibaba.qwen:id/input` (hint "Message Qwen"), Button "Send" (content-desc "Send"; or
+//!   ENTER in the field) appends "You: TEXT" to the screen and clears the field, Button
+//!   "History" → `history` (`.HistoryActivity`: "No conversations yet", Button "Back to chat" = BACK).
+//! - **Notes** `main` (`.MainActivity`, title "Notes"): Button "New note" → `editor`, Button
+//!   "Settings" → `settings`, text "Shopping list" (and every saved note below it).
+//!   `editor` (`.EditorActivity`, title "New note"): EditTexts `title_input` (hint "Title") and
+//!   `body_input` (hint "Note"), Button "Save" (adds the title as a note on `main` and returns
+//!   there; ENTER in the title does the same), Button "Cancel" = BACK. `settings`
+//!   (`.SettingsActivity`): Switch "Sync notes", Button "About" → `about` (`.AboutActivity`: "Notes 1.0").
+//! - **Installed APKs** get one screen `main` (`<pkg>.MainActivity`, title = LABEL): text
+//!   "Hello from LABEL", Button "OK" = BACK.
+//!
+//! A tap on an EditText focuses it (typed text lands there; an empty EditText reports its hint as
+//! `text`, like Android's accessibility text); BACK first closes the keyboard (unfocuses), then
+//! pops the stack; navigating to a screen already on the stack pops back to it.
 
 use std::collections::{BTreeMap, BTreeSet};
 

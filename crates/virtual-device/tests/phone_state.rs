@@ -268,6 +268,13 @@ fn screenrecord_time_limit_and_logcat_tail() {
         tail.contains("START u0 {flg=0x10000000 cmp=com.example.notes/.MainActivity}"),
         "{tail}"
     );
+    // In-process runs never follow (no host could stop them).
+    assert!(
+        p.shell("logcat -v threadtime,year")
+            .contains("--------- beginning of main")
+    );
+    let w = p.shell("am start -W -n com.android.settings/.Settings");
+    assert!(w.ends_with("Status: ok\nLaunchState: COLD\nActivity: com.android.settings/.Settings\nTotalTime: 312\nWaitTime: 315\nComplete\n"), "{w}");
     p.shell("logcat -c");
     assert_eq!(p.shell("logcat -d"), "");
 }

@@ -215,6 +215,48 @@ fn host_disconnect_and_reconnect() {
 }
 
 #[test]
+fn interactive_shell_runs_line_by_line_and_follow_logcat_ends_on_close() {
+    let phone = VirtualPhone::start(PhoneConfig::default()).unwrap();
+    let mut c = Client::connect(phone.addr());
+    c.handshake();
+    c.send(A_OPEN, 1, 0, b"shell:\0");
+    let local = c.recv().arg0;
+    c.send(A_WRTE, 1, local, b"echo one\ngetprop ro.product.brand\n");
+    assert_eq!(c.recv().command, A_OKAY);
+    let mut got = Vec::new();
+    while got != b"one\ngoogle\n" {
+        let p = c.recv();
+        assert_eq!(p.command, A_WRTE);
+        got.extend_from_slice(&p.payload);
+        c.send(A_OKAY, 1, local, b"");
+    }
+    c.send(A_WRTE, 1, local, b"exit\n");
+    assert_eq!(c.recv().command, A_OKAY);
+    assert_eq!(c.recv().command, A_CLSE);
+    // `logcat` without -d follows until the host closes the stream.
+    c.send(A_OPEN, 2, 0, b"shell:logcat -T 1\0");
+    let local = c.recv().arg0;
+    let first = c.recv();
+    assert_eq!(first.command, A_WRTE);
+    c.send(A_OKAY, 2, local, b"");
+    phone.update_state(|s| s.log('I', "Test", "a new line"));
+    let next = c.recv();
+    assert!(
+        String::from_utf8_lossy(&next.payload).contains("I Test    : a new line"),
+        "{:?}",
+        String::from_utf8_lossy(&next.payload)
+    );
+    c.send(A_OKAY, 2, local, b"");
+    c.send(A_CLSE, 2, local, b"");
+    // The stream is gone: a new one still works.
+    c.send(A_OPEN, 3, 0, b"shell:echo after\0");
+    let ok = c.recv();
+    assert_eq!((ok.command, ok.arg1), (A_OKAY, 3));
+    let w = c.recv();
+    assert_eq!(w.payload, b"after\n");
+}
+
+#[test]
 fn reserved_ports_are_refused() {
     let cfg = PhoneConfig {
         addr: "127.0.0.1:5555".parse().unwrap(),
