@@ -173,6 +173,25 @@ async fn every_method_through_a_private_adb_server() {
         assert!(e.to_string().contains("ADBKeyboard"), "{e}");
         assert!(argvs(&phone).iter().all(|a| a[0] != "input"));
 
+        // With the ADBKeyboard IME installed and current, non-ASCII goes to it as base64.
+        let dir0 = tempfile::tempdir().unwrap();
+        let ime_apk = dir0.path().join("ime.apk");
+        std::fs::write(&ime_apk, virtual_device::fake_apk("com.android.adbkeyboard", "ADBKeyboard")).unwrap();
+        d.install_app(&ime_apk, None).await.unwrap();
+        phone.update_state(|s| {
+            s.settings
+                .entry("secure".into())
+                .or_default()
+                .insert("default_input_method".into(), "com.android.adbkeyboard/.AdbIME".into());
+        });
+        phone.clear_log();
+        d.type_text("héllo 日本").await.unwrap();
+        let got = argvs(&phone);
+        assert_eq!(
+            got.last().unwrap(),
+            &v(&["am", "broadcast", "-a", "ADB_INPUT_B64", "--es", "msg", "aMOpbGxvIOaXpeacrA=="])
+        );
+
         // Gestures and keys.
         phone.update_state(|s| s.input_events.clear());
         d.press_button(Button::Back).await.unwrap();
@@ -374,6 +393,19 @@ async fn direct_tcp_without_an_adb_server() {
             phone.file("/sdcard/f.txt").as_deref(),
             Some(&b"direct bytes"[..])
         );
+        let back = dir.path().join("g.txt");
+        assert_eq!(d.pull_file(&remote, &back).await.unwrap(), 12);
+        assert_eq!(std::fs::read(&back).unwrap(), b"direct bytes");
+        let apk = dir.path().join("d.apk");
+        std::fs::write(
+            &apk,
+            virtual_device::fake_apk("com.example.direct", "Direct"),
+        )
+        .unwrap();
+        d.install_app(&apk, None).await.unwrap();
+        assert!(phone.state().packages.contains_key("com.example.direct"));
+        let els = d.list_elements().await.unwrap();
+        assert!(!els.is_empty());
         assert!(phone.injections().is_empty());
 
         // The phone goes away: calls fail with an error, quickly, and nothing panics.
