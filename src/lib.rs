@@ -45,3 +45,68 @@ pub fn cargo_bin(package: &str, bin: &str) -> PathBuf {
     }
     target_dir().join(bin)
 }
+
+/// A running `mobile-mcp` child driven by rmcp's client over stdio.
+pub struct McpChild {
+    pub client: rmcp::service::RunningService<rmcp::RoleClient, ()>,
+}
+
+impl McpChild {
+    /// Spawns the built binary with `args` and extra environment, and initializes.
+    pub async fn spawn(args: &[&str], envs: &[(String, String)]) -> McpChild {
+        use rmcp::ServiceExt;
+        let bin = cargo_bin("mobile-mcp", "mobile-mcp");
+        let mut cmd = tokio::process::Command::new(bin);
+        cmd.args(args)
+            .env("RUST_LOG", "warn")
+            .env("MOBILE_MCP_XCRUN", "/nonexistent/xcrun")
+            .env_remove(rmcp_filter_var());
+        for (k, v) in envs {
+            cmd.env(k, v);
+        }
+        let transport =
+            rmcp::transport::TokioChildProcess::new(cmd).expect("spawn the mobile-mcp binary");
+        let client = tokio::time::timeout(std::time::Duration::from_secs(60), ().serve(transport))
+            .await
+            .expect("initialize within 60 s")
+            .expect("initialize");
+        McpChild { client }
+    }
+
+    /// Calls a tool; panics on a protocol error (a tool error is an `isError` result).
+    pub async fn call(&self, name: &str, args: serde_json::Value) -> rmcp::model::CallToolResult {
+        let args = args.as_object().cloned().unwrap_or_default();
+        let req = rmcp::model::CallToolRequestParams::new(name.to_string()).with_arguments(args);
+        tokio::time::timeout(
+            std::time::Duration::from_secs(60),
+            self.client.call_tool(req),
+        )
+        .await
+        .unwrap_or_else(|_| panic!("{name} did not answer within 60 s"))
+        .unwrap_or_else(|e| panic!("{name}: protocol error {e}"))
+    }
+
+    /// Calls a tool that must succeed; returns its text.
+    pub async fn ok(&self, name: &str, args: serde_json::Value) -> String {
+        let r = self.call(name, args.clone()).await;
+        let t = text_of(&r);
+        assert_ne!(r.is_error, Some(true), "{name} {args} failed: {t}");
+        t
+    }
+}
+
+fn rmcp_filter_var() -> &'static str {
+    "MCP_MODEL_PAYLOAD_FILTER"
+}
+
+/// The text blocks of a result, joined by newlines.
+pub fn text_of(r: &rmcp::model::CallToolResult) -> String {
+    r.content
+        .iter()
+        .filter_map(|c| match c {
+            rmcp::model::ContentBlock::Text(t) => Some(t.text.clone()),
+            _ => None,
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}

@@ -13,6 +13,12 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 #[error("{0}")]
 pub struct ValidationError(pub String);
 
+/// A user-supplied value quoted for an error message, cut to 60 characters so a huge
+/// argument cannot flood the model's context.
+pub fn excerpt(s: &str) -> String {
+    shown(s)
+}
+
 fn shown(s: &str) -> String {
     const MAX: usize = 60;
     if s.chars().count() > MAX {
@@ -360,6 +366,13 @@ impl UrlPolicy {
 
     pub fn check(&self, url: &DeviceUrl) -> Result<(), ValidationError> {
         let scheme = url.scheme();
+        if scheme.len() > 40 {
+            return Err(ValidationError(format!(
+                "the URL scheme {} is not allowed; only {} are",
+                excerpt(&scheme),
+                self.allowed().join(", ")
+            )));
+        }
         if scheme == "http" || scheme == "https" || self.extra.contains(&scheme) {
             Ok(())
         } else {

@@ -30,6 +30,7 @@ pub use device::{Device, ProgressFn};
 pub use error::{DeviceError, Result};
 pub use input::{
     AppId, BundleId, DevicePath, DeviceUrl, Locales, PackageName, UrlPolicy, ValidationError,
+    excerpt,
 };
 pub use registry::{DeviceBackend, DeviceRegistry, Discovery, Listing};
 pub use types::*;

@@ -111,13 +111,13 @@ impl DeviceRegistry {
                 )
             };
             return Err(DeviceError::NotFound {
-                what: format!("Device \"{id}\""),
+                what: format!("Device {}", crate::input::excerpt(id)),
                 hint: Some(hint),
             });
         };
         if !info.state.is_usable() {
             return Err(DeviceError::Backend {
-                message: format!("Device \"{id}\" is {}", info.state),
+                message: format!("Device {} is {}", crate::input::excerpt(id), info.state),
                 hint: info.hint.clone(),
             });
         }

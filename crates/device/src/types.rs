@@ -396,7 +396,8 @@ impl LogFilter {
             (k, false, v)
         } else {
             return Err(format!(
-                "log filter `{s}` must look like key=value or key!=value"
+                "log filter {} must look like key=value or key!=value",
+                crate::input::excerpt(s)
             ));
         };
         let key = match key.trim().to_ascii_lowercase().as_str() {
@@ -409,7 +410,8 @@ impl LogFilter {
             "message" => LogField::Message,
             other => {
                 return Err(format!(
-                    "log filter key `{other}` is unknown; use pid, process, tag, level, subsystem, category or message"
+                    "log filter key `{}` is unknown; use pid, process, tag, level, subsystem, category or message",
+                    other.chars().take(40).collect::<String>()
                 ));
             }
         };

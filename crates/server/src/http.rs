@@ -130,11 +130,8 @@ fn router(
         .disable_allowed_origins()
         .with_max_request_body_bytes(config.max_body_bytes)
         .with_legacy_session_mode(true);
-    let service = StreamableHttpService::new(
-        move || Ok(server.clone()),
-        Arc::new(sessions),
-        rmcp_config,
-    );
+    let service =
+        StreamableHttpService::new(move || Ok(server.clone()), Arc::new(sessions), rmcp_config);
 
     let mut mcp = Router::new().nest_service("/mcp", service);
     if let Some(boundary) = boundary {
@@ -191,7 +188,10 @@ async fn resolve_listen(listen: &str) -> anyhow::Result<Vec<SocketAddr>> {
         .await
         .with_context(|| format!("--listen {listen}: cannot resolve {host}"))?
         .collect();
-    anyhow::ensure!(!addrs.is_empty(), "--listen {listen}: {host} has no address");
+    anyhow::ensure!(
+        !addrs.is_empty(),
+        "--listen {listen}: {host} has no address"
+    );
     Ok(addrs)
 }
 
@@ -244,7 +244,9 @@ impl Guard {
         for h in &config.allowed_hosts {
             match parse_host_rule(h) {
                 Some(rule) => hosts.push(rule),
-                None => tracing::warn!(host = %h, "--allowed-host: not a host or host:port; ignored"),
+                None => {
+                    tracing::warn!(host = %h, "--allowed-host: not a host or host:port; ignored")
+                }
             }
         }
         let mut origins = Vec::new();
@@ -262,7 +264,9 @@ impl Guard {
         for o in &config.allowed_origins {
             match parse_origin_rule(o) {
                 Some(rule) => origins.push(rule),
-                None => tracing::warn!(origin = %o, "--allowed-origin: not scheme://host[:port]; ignored"),
+                None => {
+                    tracing::warn!(origin = %o, "--allowed-origin: not scheme://host[:port]; ignored")
+                }
             }
         }
         Guard {
@@ -450,7 +454,10 @@ async fn guard_layer(State(guard): State<Arc<Guard>>, request: Request, next: Ne
     }
     let (parts, body) = request.into_parts();
     match read_limited(body, guard.max_body_bytes).await {
-        Ok(Some(bytes)) => next.run(Request::from_parts(parts, Body::from(bytes))).await,
+        Ok(Some(bytes)) => {
+            next.run(Request::from_parts(parts, Body::from(bytes)))
+                .await
+        }
         Ok(None) => too_large(),
         Err(e) => refusal(
             StatusCode::BAD_REQUEST,
@@ -525,7 +532,13 @@ fn reply_response(request_headers: &HeaderMap, reply: &Value) -> Response {
         .iter()
         .filter_map(|v| v.to_str().ok())
         .flat_map(|v| v.split(','))
-        .map(|v| v.split(';').next().unwrap_or("").trim().to_ascii_lowercase())
+        .map(|v| {
+            v.split(';')
+                .next()
+                .unwrap_or("")
+                .trim()
+                .to_ascii_lowercase()
+        })
         .collect::<Vec<_>>();
     let json_ok = accept.is_empty()
         || accept
@@ -553,7 +566,13 @@ async fn encode_response(boundary: Boundary, response: Response) -> Response {
         .headers()
         .get(header::CONTENT_TYPE)
         .and_then(|v| v.to_str().ok())
-        .map(|v| v.split(';').next().unwrap_or("").trim().to_ascii_lowercase())
+        .map(|v| {
+            v.split(';')
+                .next()
+                .unwrap_or("")
+                .trim()
+                .to_ascii_lowercase()
+        })
         .unwrap_or_default();
     match content_type.as_str() {
         "application/json" => {
@@ -748,7 +767,12 @@ mod tests {
             out.extend_from_slice(&enc.finish());
             let text = String::from_utf8(out.clone()).unwrap();
             assert!(term_free(&out), "{text}");
-            assert!(text.starts_with(": keep-alive\n\nid: 0\nretry: 3000\ndata:\n\nid: 1\nevent: message\ndata: {"), "{text}");
+            assert!(
+                text.starts_with(
+                    ": keep-alive\n\nid: 0\nretry: 3000\ndata:\n\nid: 1\nevent: message\ndata: {"
+                ),
+                "{text}"
+            );
             assert!(text.ends_with("}}\n\n"), "{text}");
             assert!(text.contains("__mcp_ref_7177656e__ here"), "{text}");
         }
@@ -798,12 +822,29 @@ mod tests {
 
     #[test]
     fn hosts_are_loopback_names_bound_ip_and_allowed_ones() {
-        let g = guard(&["phone-lab.example:9000", "Box.Local"], &[], None, "10.1.2.3:8080");
+        let g = guard(
+            &["phone-lab.example:9000", "Box.Local"],
+            &[],
+            None,
+            "10.1.2.3:8080",
+        );
         let uri = http::Uri::from_static("/mcp");
-        for ok in ["localhost:1", "127.0.0.1", "[::1]:80", "10.1.2.3:8080", "phone-lab.example:9000", "box.local:1"] {
+        for ok in [
+            "localhost:1",
+            "127.0.0.1",
+            "[::1]:80",
+            "10.1.2.3:8080",
+            "phone-lab.example:9000",
+            "box.local:1",
+        ] {
             assert!(g.host_allowed(&headers(&[("host", ok)]), &uri), "{ok}");
         }
-        for bad in ["evil.example", "10.1.2.3:9", "phone-lab.example:9001", "127.0.0.1.evil.example"] {
+        for bad in [
+            "evil.example",
+            "10.1.2.3:9",
+            "phone-lab.example:9001",
+            "127.0.0.1.evil.example",
+        ] {
             assert!(!g.host_allowed(&headers(&[("host", bad)]), &uri), "{bad}");
         }
         assert!(!g.host_allowed(&HeaderMap::new(), &uri));
@@ -811,12 +852,28 @@ mod tests {
 
     #[test]
     fn origins_are_checked_and_loopback_ones_accepted_on_loopback() {
-        let g = guard(&[], &["https://app.example", "http://tool.example:*"], None, "127.0.0.1:1");
+        let g = guard(
+            &[],
+            &["https://app.example", "http://tool.example:*"],
+            None,
+            "127.0.0.1:1",
+        );
         assert!(g.origin_allowed(&HeaderMap::new()));
-        for ok in ["http://localhost:6274", "https://127.0.0.1", "http://[::1]:3000", "https://app.example:443", "http://tool.example:81"] {
+        for ok in [
+            "http://localhost:6274",
+            "https://127.0.0.1",
+            "http://[::1]:3000",
+            "https://app.example:443",
+            "http://tool.example:81",
+        ] {
             assert!(g.origin_allowed(&headers(&[("origin", ok)])), "{ok}");
         }
-        for bad in ["http://evil.example", "https://app.example:8443", "null", "garbage"] {
+        for bad in [
+            "http://evil.example",
+            "https://app.example:8443",
+            "null",
+            "garbage",
+        ] {
             assert!(!g.origin_allowed(&headers(&[("origin", bad)])), "{bad}");
         }
         let public = guard(&[], &[], Some("t"), "0.0.0.0:1");
@@ -828,7 +885,13 @@ mod tests {
         let g = guard(&[], &[], Some("s3cret"), "127.0.0.1:1");
         assert!(g.authorized(&headers(&[("authorization", "Bearer s3cret")])));
         assert!(g.authorized(&headers(&[("authorization", "bearer s3cret")])));
-        for bad in ["Bearer s3cre", "Bearer s3cret2", "Basic s3cret", "s3cret", "Bearer "] {
+        for bad in [
+            "Bearer s3cre",
+            "Bearer s3cret2",
+            "Basic s3cret",
+            "s3cret",
+            "Bearer ",
+        ] {
             assert!(!g.authorized(&headers(&[("authorization", bad)])), "{bad}");
         }
         assert!(!g.authorized(&HeaderMap::new()));
@@ -838,10 +901,22 @@ mod tests {
     #[tokio::test]
     async fn listen_addresses() {
         let one = |s: &'static str| async move { resolve_listen(s).await.map(|v| v[0]) };
-        assert_eq!(one("8080").await.unwrap(), "127.0.0.1:8080".parse().unwrap());
-        assert_eq!(one("localhost:8080").await.unwrap(), "127.0.0.1:8080".parse().unwrap());
-        assert_eq!(one("[::1]:8080").await.unwrap(), "[::1]:8080".parse().unwrap());
-        assert_eq!(one("0.0.0.0:1").await.unwrap(), "0.0.0.0:1".parse().unwrap());
+        assert_eq!(
+            one("8080").await.unwrap(),
+            "127.0.0.1:8080".parse().unwrap()
+        );
+        assert_eq!(
+            one("localhost:8080").await.unwrap(),
+            "127.0.0.1:8080".parse().unwrap()
+        );
+        assert_eq!(
+            one("[::1]:8080").await.unwrap(),
+            "[::1]:8080".parse().unwrap()
+        );
+        assert_eq!(
+            one("0.0.0.0:1").await.unwrap(),
+            "0.0.0.0:1".parse().unwrap()
+        );
         assert!(one("nope").await.is_err());
         assert!(one("host:99999").await.is_err());
     }

@@ -13,7 +13,7 @@ use base64::Engine;
 use mobile_device::screenshot::{self, OutputFormat, ProcessedScreenshot, ScreenshotOptions};
 use mobile_device::{
     Button, Device, DeviceError, DevicePath, DeviceRegistry, Location, LogFilter, LogQuery,
-    Platform, Point, RecordingOptions, UrlPolicy, swipe_path,
+    Platform, Point, RecordingOptions, UrlPolicy, excerpt, swipe_path,
 };
 use rmcp::handler::server::common::schema_for_output;
 use rmcp::handler::server::router::tool::ToolRouter;
@@ -90,10 +90,21 @@ impl From<&str> for Failure {
 
 type Outcome = Result<CallToolResult, Failure>;
 
+/// Longest error text a tool returns; a backend message that echoes a huge argument is
+/// cut here, once, rather than in every backend.
+const MAX_ERROR_CHARS: usize = 1500;
+
 fn finish(o: Outcome) -> CallToolResult {
     match o {
         Ok(r) => r,
-        Err(Failure(msg)) => CallToolResult::error(vec![ContentBlock::text(msg)]),
+        Err(Failure(mut msg)) => {
+            let n = msg.chars().count();
+            if n > MAX_ERROR_CHARS {
+                let cut: String = msg.chars().take(MAX_ERROR_CHARS).collect();
+                msg = format!("{cut}…{} more", n - MAX_ERROR_CHARS);
+            }
+            CallToolResult::error(vec![ContentBlock::text(msg)])
+        }
     }
 }
 
@@ -559,7 +570,8 @@ impl MobileServer {
                         .find(|e| e.reference == wanted)
                         .ok_or_else(|| {
                             Failure(format!(
-                                "No element {wanted} on the current screen ({} elements). The screen may have changed: call mobile_list_elements_on_screen again",
+                                "No element {} on the current screen ({} elements). The screen may have changed: call mobile_list_elements_on_screen again",
+                                excerpt(&wanted),
                                 elements.len()
                             ))
                         })?;
@@ -696,8 +708,8 @@ impl MobileServer {
             async {
                 let b = Button::parse(&p.button).ok_or_else(|| {
                     Failure(format!(
-                        "Unknown button {:?}. Use one of: {}",
-                        p.button,
+                        "Unknown button {}. Use one of: {}",
+                        excerpt(&p.button),
                         Button::NAMES.join(", ")
                     ))
                 })?;
@@ -1254,6 +1266,12 @@ impl MobileServer {
     ) -> CallToolResult {
         finish(
             async {
+                if p.id.is_empty() || p.id.len() > 200 || p.id.chars().any(char::is_control) {
+                    return Err(Failure(format!(
+                        "{} is not a crash id; take one from mobile_list_crashes",
+                        excerpt(&p.id)
+                    )));
+                }
                 let d = self.device(&ctx, &p.device).await?;
                 let t = self.run(&ctx, "reading the crash", d.crash(&p.id)).await?;
                 text(t)
