@@ -21,14 +21,21 @@ use virtual_device::ios::{
     UNAVAILABLE_UDID,
 };
 
-/// Every test is bounded.
+/// Every test body is bounded.
 const TEST_DEADLINE: Duration = Duration::from_secs(120);
+/// Building the fakes, once per test process.
+const BUILD_DEADLINE: Duration = Duration::from_secs(1200);
 
 fn real() -> bool {
     std::env::var("MOBILE_MCP_TEST_IOS").is_ok_and(|v| v == "1")
 }
 
+/// Runs a test body under [`TEST_DEADLINE`]. Building the fakes (once per process,
+/// possibly slow on a busy machine) happens before the clock starts.
 fn run<F: Future<Output = ()>>(f: F) {
+    if !real() {
+        fake_bins();
+    }
     let rt = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
@@ -52,7 +59,7 @@ fn fake_bins() -> (PathBuf, PathBuf) {
     static BUILT: OnceLock<(PathBuf, PathBuf)> = OnceLock::new();
     BUILT
         .get_or_init(|| {
-            let status = std::process::Command::new(env!("CARGO"))
+            let mut child = std::process::Command::new(env!("CARGO"))
                 .args([
                     "build",
                     "-q",
@@ -63,8 +70,20 @@ fn fake_bins() -> (PathBuf, PathBuf) {
                     "--bin",
                     "fake-idb",
                 ])
-                .status()
+                .spawn()
                 .expect("run cargo build");
+            // Bounded too, generously: the build may wait for other builds' locks.
+            let started = std::time::Instant::now();
+            let status = loop {
+                if let Some(status) = child.try_wait().expect("wait for cargo build") {
+                    break status;
+                }
+                if started.elapsed() > BUILD_DEADLINE {
+                    let _ = child.kill();
+                    panic!("building the fake toolchain took over {BUILD_DEADLINE:?}");
+                }
+                std::thread::sleep(Duration::from_millis(100));
+            };
             assert!(status.success(), "building the fake toolchain failed");
             let dir = target_dir();
             (dir.join("fake-xcrun"), dir.join("fake-idb"))
