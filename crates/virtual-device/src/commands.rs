@@ -922,21 +922,97 @@ fn am(ctx: &mut Ctx, args: &[String]) -> Res {
             }
             Ok(0)
         }
-        "broadcast" => {
-            let action = rest
-                .iter()
-                .position(|a| a == "-a")
-                .and_then(|i| rest.get(i + 1))
-                .cloned()
-                .unwrap_or_default();
-            ctx.print(&format!("Broadcasting: Intent {{ act={action} flg=0x400000 }}\nBroadcast completed: result=0\n"))?;
-            Ok(0)
-        }
+        "broadcast" => broadcast(ctx, rest),
         _ => {
             ctx.eprint(&format!("Unknown command: {sub}\n"))?;
             Ok(255)
         }
     }
+}
+
+/// `am broadcast`. The ADBKeyboard IME's intents (`ADB_INPUT_TEXT`, `ADB_INPUT_B64`,
+/// `ADB_CLEAR_TEXT` with `--es msg …`) type into the focused field when that IME is installed
+/// and selected (`settings put secure default_input_method com.android.adbkeyboard/.AdbIME`).
+fn broadcast(ctx: &mut Ctx, args: &[String]) -> Res {
+    let mut action = String::new();
+    let mut extras = BTreeMap::new();
+    let mut it = args.iter();
+    while let Some(a) = it.next() {
+        match a.as_str() {
+            "-a" => action = it.next().cloned().unwrap_or_default(),
+            "--es" | "--ei" | "--ez" | "--el" | "--ef" | "--eu" => {
+                if let (Some(k), Some(v)) = (it.next(), it.next()) {
+                    extras.insert(k.clone(), v.clone());
+                }
+            }
+            "-n" | "-p" | "-f" | "-c" | "-d" => {
+                it.next();
+            }
+            _ => {}
+        }
+    }
+    let has = if extras.is_empty() {
+        ""
+    } else {
+        " (has extras)"
+    };
+    ctx.print(&format!(
+        "Broadcasting: Intent {{ act={action} flg=0x400000{has} }}\n"
+    ))?;
+    let ime_active = ctx.with_state(|s| {
+        s.packages.contains_key("com.android.adbkeyboard")
+            && s.setting("secure", "default_input_method")
+                .is_some_and(|m| m.starts_with("com.android.adbkeyboard/"))
+    });
+    if ime_active {
+        let msg = extras.get("msg").cloned().unwrap_or_default();
+        let text = match action.as_str() {
+            "ADB_INPUT_TEXT" => Some(msg),
+            "ADB_INPUT_B64" => decode_base64(&msg).and_then(|b| String::from_utf8(b).ok()),
+            _ => None,
+        };
+        ctx.with_state(|s| {
+            if let Some(t) = &text {
+                s.input_events.push(InputEvent::Text { text: t.clone() });
+                s.type_text(t);
+            } else if action == "ADB_CLEAR_TEXT"
+                && let Some(id) = s.foreground().and_then(|f| f.focused.clone())
+                && let Some(e) = s
+                    .current_screen_mut()
+                    .and_then(|sc| find_element_mut(sc, &id))
+            {
+                e.text.clear();
+            }
+        });
+    }
+    ctx.print("Broadcast completed: result=0\n")?;
+    Ok(0)
+}
+
+/// Standard base64 (with or without padding); `None` if malformed.
+pub fn decode_base64(s: &str) -> Option<Vec<u8>> {
+    let mut out = Vec::with_capacity(s.len() * 3 / 4);
+    let mut acc = 0u32;
+    let mut bits = 0;
+    for c in s.bytes().filter(|c| !c.is_ascii_whitespace()) {
+        let v = match c {
+            b'A'..=b'Z' => c - b'A',
+            b'a'..=b'z' => c - b'a' + 26,
+            b'0'..=b'9' => c - b'0' + 52,
+            b'+' | b'-' => 62,
+            b'/' | b'_' => 63,
+            b'=' => break,
+            _ => return None,
+        };
+        acc = (acc << 6) | u32::from(v);
+        bits += 6;
+        if bits >= 8 {
+            bits -= 8;
+            out.push((acc >> bits) as u8);
+            acc &= (1 << bits) - 1;
+        }
+    }
+    Some(out)
 }
 
 fn am_start(ctx: &mut Ctx, args: &[String]) -> Res {
@@ -1285,6 +1361,7 @@ fn input(ctx: &mut Ctx, args: &[String]) -> Res {
                     });
                     tap(s, x1, y1);
                 } else {
+                    scroll(s, x1, y1, x2, y2);
                     s.input_events.push(InputEvent::Swipe {
                         x1,
                         y1,
@@ -1338,6 +1415,21 @@ fn input(ctx: &mut Ctx, args: &[String]) -> Res {
         }
         "roll" | "motionevent" | "keycombination" | "scroll" => Ok(0),
         _ => usage(ctx),
+    }
+}
+
+/// A mostly vertical swipe that starts on a scrollable list scrolls it (finger up = content up).
+pub(crate) fn scroll(s: &mut PhoneState, x1: f64, y1: f64, x2: f64, y2: f64) {
+    let (dx, dy) = (x2 - x1, y2 - y1);
+    if dy.abs() <= dx.abs() {
+        return;
+    }
+    let root = layout::layout(s);
+    let Some(max) = layout::scroll_target(&root, x1, y1) else {
+        return;
+    };
+    if let Some(f) = s.stack.last_mut() {
+        f.scroll = (f.scroll - dy as i32).clamp(0, max);
     }
 }
 

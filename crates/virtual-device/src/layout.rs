@@ -37,6 +37,8 @@ pub struct Node {
     pub children: Vec<Node>,
     /// The element this node shows (key on its screen), for hit-testing.
     pub element: Option<String>,
+    /// For a scrolling list: how far it can scroll, in pixels (0 = fits).
+    pub max_scroll: i32,
 }
 
 impl Node {
@@ -60,6 +62,7 @@ impl Node {
             bounds,
             children: Vec::new(),
             element: None,
+            max_scroll: 0,
         }
     }
 
@@ -170,7 +173,10 @@ pub fn layout(state: &PhoneState) -> Node {
         1
     };
     let cell_w = (w - 2 * pad) / cols;
+    // First pass: positions relative to an unscrolled list.
+    let mut placed = Vec::with_capacity(screen.elements.len());
     let mut row_y = y + gap;
+    let mut content_bottom = row_y;
     for (i, e) in screen.elements.iter().enumerate() {
         let height = match e.kind {
             ElementKind::Text => dp(40, density),
@@ -192,11 +198,20 @@ pub fn layout(state: &PhoneState) -> Node {
         };
         let top = row_y;
         let bot = top + height;
-        if bot > bottom {
-            break; // off screen: not in the dump, not drawn
-        }
         if cols == 1 {
             row_y = bot + gap;
+        }
+        content_bottom = content_bottom.max(bot + gap);
+        placed.push((i, e, left, top, right, bot));
+    }
+    // Content taller than the list scrolls (`input swipe`); what is outside is not shown.
+    let max_scroll = (content_bottom - bottom).max(0);
+    list.scrollable = max_scroll > 0;
+    let scroll = frame.map(|f| f.scroll).unwrap_or(0).clamp(0, max_scroll);
+    for (i, e, left, top, right, bot) in placed {
+        let (top, bot) = (top - scroll, bot - scroll);
+        if top < y || bot > bottom {
+            continue; // off screen: not in the dump, not drawn
         }
         let key = element_key(screen, i);
         let mut n = Node::container(e.kind.class_name(), &package, [left, top, right, bot]);
@@ -222,10 +237,22 @@ pub fn layout(state: &PhoneState) -> Node {
         n.element = Some(key);
         list.children.push(n);
     }
+    list.max_scroll = max_scroll;
     content.children.push(list);
     decor.children.push(content);
     root.children.push(decor);
     root
+}
+
+/// The scrollable list under `(x, y)`, if any: its bounds and how far it can scroll.
+pub fn scroll_target(root: &Node, x: f64, y: f64) -> Option<i32> {
+    let mut found = None;
+    root.walk(&mut |n| {
+        if n.scrollable && n.contains(x, y) {
+            found = Some(n.max_scroll);
+        }
+    });
+    found
 }
 
 /// The deepest element node under `(x, y)`.

@@ -21,8 +21,10 @@
 //! - **Launcher** `home`: one `android.widget.TextView` icon per launcher app (text and
 //!   content-desc = label); tapping one launches the app. HOME always returns here.
 //! - **Settings** `main` (`.Settings`): EditText "Search settings"; list items "Network &
-//!   internet" → `network`, "Connected devices" (inert), "Display" → `display`, "About phone" →
-//!   `about`. `network` (`.SubSettings`): Switches "Wi-Fi" (on), "Airplane mode". `display`
+//!   internet" → `network`, "Connected devices", "Apps", "Notifications", "Battery", "Storage",
+//!   "Sound & vibration" (inert), "Display" → `display`, more inert items, and "About phone" →
+//!   `about` at the end. The list is taller than the screen: "About phone" appears only after
+//!   scrolling (`input swipe 540 1800 540 600`; the list node is `scrollable="true"`). `network` (`.SubSettings`): Switches "Wi-Fi" (on), "Airplane mode". `display`
 //!   (`.Settings$DisplaySettingsActivity`): Switches "Dark theme", "Auto-rotate screen". `about`
 //!   (`.Settings$MyDeviceInfoActivity`): texts "Device name", "Virtual Pixel", "Android version", "14".
 //! - **Chrome** `main` (`org.chromium.chrome.browser.ChromeTabbedActivity`): EditText
@@ -41,6 +43,9 @@
 //! - **Installed APKs** get one screen `main` (`<pkg>.MainActivity`, title = LABEL): text
 //!   "Hello from LABEL", Button "OK" = BACK.
 //!
+//! A vertical `input swipe` starting on a list that is taller than the screen scrolls it by the
+//! finger's travel (elements outside the list area are neither dumped nor drawn); a swipe with
+//! the same start and end and a duration of at least 400 ms is a long press (acts as a tap).
 //! A tap on an EditText focuses it (typed text lands there; an empty EditText reports its hint as
 //! `text`, like Android's accessibility text); BACK first closes the keyboard (unfocuses), then
 //! pops the stack; navigating to a screen already on the stack pops back to it.
@@ -158,9 +163,24 @@ fn settings_app() -> Package {
                             .action(nav("network")),
                         Element::new(ElementKind::ListItem, "Connected devices")
                             .id("android:id/title"),
+                        Element::new(ElementKind::ListItem, "Apps").id("android:id/title"),
+                        Element::new(ElementKind::ListItem, "Notifications").id("android:id/title"),
+                        Element::new(ElementKind::ListItem, "Battery").id("android:id/title"),
+                        Element::new(ElementKind::ListItem, "Storage").id("android:id/title"),
+                        Element::new(ElementKind::ListItem, "Sound & vibration")
+                            .id("android:id/title"),
                         Element::new(ElementKind::ListItem, "Display")
                             .id("android:id/title")
                             .action(nav("display")),
+                        Element::new(ElementKind::ListItem, "Wallpaper & style")
+                            .id("android:id/title"),
+                        Element::new(ElementKind::ListItem, "Accessibility").id("android:id/title"),
+                        Element::new(ElementKind::ListItem, "Security & privacy")
+                            .id("android:id/title"),
+                        Element::new(ElementKind::ListItem, "Location").id("android:id/title"),
+                        Element::new(ElementKind::ListItem, "Passwords & accounts")
+                            .id("android:id/title"),
+                        Element::new(ElementKind::ListItem, "System").id("android:id/title"),
                         Element::new(ElementKind::ListItem, "About phone")
                             .id("android:id/title")
                             .action(nav("about")),

@@ -199,6 +199,9 @@ pub struct Frame {
     /// Task id shown in dumpsys (`t12`).
     #[serde(default)]
     pub task: u32,
+    /// How far the screen's list is scrolled, in pixels.
+    #[serde(default)]
+    pub scroll: i32,
 }
 
 /// A file on the phone's storage.
@@ -491,6 +494,7 @@ impl PhoneState {
             screen,
             focused: None,
             task,
+            scroll: 0,
         });
         let comp = short_component(package, &activity);
         self.log(
@@ -579,6 +583,7 @@ impl PhoneState {
             screen: screen.to_string(),
             focused: None,
             task: top.task,
+            scroll: 0,
         });
     }
 
@@ -666,6 +671,7 @@ pub(crate) fn launcher_frame() -> Frame {
         screen: "home".into(),
         focused: None,
         task: 1,
+        scroll: 0,
     }
 }
 

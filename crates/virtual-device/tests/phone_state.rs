@@ -114,6 +114,37 @@ fn keys_navigate_and_edit() {
 }
 
 #[test]
+fn swipes_scroll_long_lists() {
+    let p = phone();
+    p.shell("am start -n com.android.settings/.Settings");
+    assert!(p.element_center("About phone").is_none(), "below the fold");
+    assert!(p.ui_dump().contains("scrollable=\"true\""));
+    let before = p.screenshot_png();
+    p.shell("input swipe 540 1800 540 300 300");
+    let (x, y) = p.element_center("About phone").expect("scrolled into view");
+    assert!(
+        p.element_center("Search settings").is_none(),
+        "scrolled out of view"
+    );
+    assert_ne!(before, p.screenshot_png());
+    p.shell(&format!("input tap {x} {y}"));
+    assert_eq!(
+        fg(&p).1,
+        "com.android.settings.Settings$MyDeviceInfoActivity"
+    );
+    p.shell("input keyevent KEYCODE_BACK");
+    // Scroll back to the top (clamped).
+    p.shell("input swipe 540 600 540 2000 300");
+    p.shell("input swipe 540 600 540 2000 300");
+    assert!(p.element_center("Search settings").is_some());
+    // Horizontal swipes and short lists do not scroll.
+    p.shell("am start -n com.example.notes/.MainActivity");
+    let dump = p.ui_dump();
+    p.shell("input swipe 540 1500 540 500 300");
+    assert_eq!(dump, p.ui_dump());
+}
+
+#[test]
 fn input_text_decoding_and_non_ascii() {
     let p = phone();
     p.shell("am start -n com.example.notes/.EditorActivity");
@@ -132,6 +163,34 @@ fn input_text_decoding_and_non_ascii() {
         Some("a b;c$(id)"),
         "nothing typed"
     );
+    // The ADBKeyboard IME, once installed and selected, types any text from a broadcast.
+    p.update_state(|s| {
+        s.files.insert(
+            "/data/local/tmp/ime.apk".into(),
+            virtual_device::state::FileEntry {
+                data: fake_apk("com.android.adbkeyboard", "ADBKeyboard"),
+                mode: 0o100644,
+                mtime: 0,
+            },
+        );
+    });
+    p.shell("pm install /data/local/tmp/ime.apk");
+    p.shell("am broadcast -a ADB_INPUT_B64 --es msg aMOpbGxv");
+    assert_eq!(
+        p.state().focused_text().as_deref(),
+        Some("a b;c$(id)"),
+        "IME not selected yet"
+    );
+    p.shell("settings put secure default_input_method com.android.adbkeyboard/.AdbIME");
+    let out = p.shell("am broadcast -a ADB_INPUT_B64 --es msg aMOpbGxv");
+    assert_eq!(
+        out,
+        "Broadcasting: Intent { act=ADB_INPUT_B64 flg=0x400000 (has extras) }\nBroadcast completed: result=0\n"
+    );
+    assert_eq!(p.state().focused_text().as_deref(), Some("a b;c$(id)héllo"));
+    p.shell("am broadcast -a ADB_CLEAR_TEXT");
+    assert_eq!(p.state().focused_text().as_deref(), Some(""));
+    p.shell("input text 'a b;c$(id)'");
     // Clipboard paste.
     p.update_state(|s| s.clipboard = "你好".into());
     p.shell("input keyevent KEYCODE_PASTE");
