@@ -200,6 +200,7 @@ pub(crate) fn run(ctx: &mut Ctx, argv: &[String]) -> Res {
         "mkdir" => mkdir(ctx, args),
         "touch" => touch(ctx, args),
         "pidof" | "pgrep" => pidof(ctx, name, args),
+        "ps" => ps(ctx),
         "pkill" | "kill" => kill(ctx, name, args),
         "appops" => Ok(0),
         "date" => ctx
@@ -635,6 +636,8 @@ fn list_packages(ctx: &mut Ctx, args: &[String]) -> Res {
     let mut third = false;
     let mut system = false;
     let mut uid = false;
+    let mut version = false;
+    let mut installer = false;
     let mut filter = None;
     for a in args {
         match a.as_str() {
@@ -642,6 +645,8 @@ fn list_packages(ctx: &mut Ctx, args: &[String]) -> Res {
             "-3" => third = true,
             "-s" => system = true,
             "-U" => uid = true,
+            "--show-versioncode" => version = true,
+            "-i" => installer = true,
             s if s.starts_with('-') => {}
             s => filter = Some(s.to_string()),
         }
@@ -657,6 +662,16 @@ fn list_packages(ctx: &mut Ctx, args: &[String]) -> Res {
                     line.push_str(&format!("{}=", p.apk_path));
                 }
                 line.push_str(&p.name);
+                if version {
+                    line.push_str(&format!(" versionCode:{}", p.version_code));
+                }
+                if installer {
+                    line.push_str(if p.system {
+                        "  installer=null"
+                    } else {
+                        "  installer=com.android.shell"
+                    });
+                }
                 if uid {
                     line.push_str(&format!(" uid:{}", p.uid));
                 }
@@ -1770,6 +1785,41 @@ fn screenrecord(ctx: &mut Ctx, args: &[String]) -> Res {
     Ok(0)
 }
 
+/// The pid the phone reports for a running app.
+pub fn app_pid(uid: u32) -> u32 {
+    4000 + uid % 10000
+}
+
+fn ps(ctx: &mut Ctx) -> Res {
+    let mut out =
+        String::from("USER           PID  PPID        VSZ    RSS WCHAN            ADDR S NAME\n");
+    out.push_str("root             1     0   10872304   3848 0                   0 S init\n");
+    out.push_str("shell         4242     1   10780528   3340 0                   0 S sh\n");
+    let apps: Vec<(u32, String)> = ctx.with_state(|s| {
+        let mut v: Vec<(u32, String)> = s
+            .stack
+            .iter()
+            .filter_map(|f| s.packages.get(&f.package).map(|p| (p.uid, p.name.clone())))
+            .collect();
+        v.dedup();
+        v
+    });
+    for (uid, name) in apps {
+        out.push_str(&format!(
+            "u0_a{:<8} {:5}   612   14837292 123456 0                   0 S {name}\n",
+            uid % 10000,
+            app_pid(uid)
+        ));
+    }
+    for pid in ctx.phone.recording_pids() {
+        out.push_str(&format!(
+            "shell        {pid:5}  4242   10868228   5120 0                   0 S screenrecord\n"
+        ));
+    }
+    ctx.print(&out)?;
+    Ok(0)
+}
+
 fn pidof(ctx: &mut Ctx, name: &str, args: &[String]) -> Res {
     let target = args
         .iter()
@@ -1779,7 +1829,15 @@ fn pidof(ctx: &mut Ctx, name: &str, args: &[String]) -> Res {
     let pids = if target.contains("screenrecord") {
         ctx.phone.recording_pids()
     } else {
-        Vec::new()
+        // Apps on the activity stack are running; their pid is derived from their uid.
+        ctx.with_state(|s| {
+            s.stack
+                .iter()
+                .find(|f| f.package == target)
+                .and_then(|f| s.packages.get(&f.package))
+                .map(|p| vec![app_pid(p.uid)])
+                .unwrap_or_default()
+        })
     };
     if pids.is_empty() {
         return Ok(1);

@@ -148,7 +148,9 @@ fn read_loop<H: ServiceHost>(
                 let host = host.clone();
                 let name = format!("vdev-stream-{local_id}");
                 std::thread::Builder::new().name(name).spawn(move || {
-                    host.run(service, &mut stream);
+                    // A bug in a service must close its stream, not leave the host waiting.
+                    let run = std::panic::AssertUnwindSafe(|| host.run(service, &mut stream));
+                    let _ = std::panic::catch_unwind(run);
                     stream.finish();
                 })?;
             }

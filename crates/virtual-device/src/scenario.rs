@@ -39,7 +39,9 @@
 //!   `editor` (`.EditorActivity`, title "New note"): EditTexts `title_input` (hint "Title") and
 //!   `body_input` (hint "Note"), Button "Save" (adds the title as a note on `main` and returns
 //!   there; ENTER in the title does the same), Button "Cancel" = BACK. `settings`
-//!   (`.SettingsActivity`): Switch "Sync notes", Button "About" → `about` (`.AboutActivity`: "Notes 1.0").
+//!   (`.SettingsActivity`): Switch "Sync notes", Button "About" → `about` (`.AboutActivity`: "Notes 1.0"),
+//!   Button "Crash app": the app crashes (a `FATAL EXCEPTION` block in `logcat -b crash`, the
+//!   app leaves the stack, the screen below — usually the launcher — shows).
 //! - **Installed APKs** get one screen `main` (`<pkg>.MainActivity`, title = LABEL): text
 //!   "Hello from LABEL", Button "OK" = BACK.
 //!
@@ -379,6 +381,12 @@ fn notes_app() -> Package {
                         Element::new(ElementKind::Button, "About")
                             .id("com.example.notes:id/about")
                             .action(nav("about")),
+                        Element::new(ElementKind::Button, "Crash app")
+                            .id("com.example.notes:id/crash")
+                            .action(Action::Crash {
+                                exception: "java.lang.IllegalStateException: Crash button pressed"
+                                    .into(),
+                            }),
                     ],
                 ),
             ),

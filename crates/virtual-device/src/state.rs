@@ -61,6 +61,9 @@ pub enum Action {
     Launch { package: String },
     /// Flip `checked`.
     Toggle,
+    /// The app crashes: a Java crash is appended to the crash (and main) log buffers and the
+    /// app's activities leave the stack.
+    Crash { exception: String },
     /// Append the text of field `field` (same screen) as a new text element on screen `to`
     /// (with `prefix`), clear the field, and go to `to` (pop back if it is below on the stack).
     Submit {
@@ -612,6 +615,7 @@ impl PhoneState {
             Action::Launch { package } => {
                 let _ = self.start_activity(package, None);
             }
+            Action::Crash { exception } => self.crash_foreground(exception),
             Action::Toggle => {
                 if let Some(e) = self
                     .current_screen_mut()
@@ -646,6 +650,58 @@ impl PhoneState {
                 self.navigate(to);
             }
         }
+    }
+
+    /// Crashes the foreground app with `exception` (see [`Action::Crash`]).
+    pub fn crash_foreground(&mut self, exception: &str) {
+        let Some(top) = self.stack.last().cloned() else {
+            return;
+        };
+        if top.package == LAUNCHER_PACKAGE {
+            return;
+        }
+        let uid = self
+            .packages
+            .get(&top.package)
+            .map(|p| p.uid)
+            .unwrap_or(10000);
+        let pid = crate::commands::app_pid(uid);
+        let now = now_ms();
+        let class = top
+            .activity
+            .rsplit('.')
+            .next()
+            .unwrap_or("MainActivity")
+            .to_string();
+        let lines = [
+            "FATAL EXCEPTION: main".to_string(),
+            format!("Process: {}, PID: {pid}", top.package),
+            exception.to_string(),
+            format!("\tat {}.onClick({class}.java:57)", top.activity),
+            "\tat android.view.View.performClick(View.java:7659)".to_string(),
+            "\tat android.os.Handler.handleCallback(Handler.java:958)".to_string(),
+        ];
+        for message in lines {
+            let line = LogLine {
+                time_ms: now,
+                pid,
+                tid: pid,
+                level: 'E',
+                tag: "AndroidRuntime".into(),
+                message,
+            };
+            self.crash_log.push(line.clone());
+            self.logcat.push(line);
+        }
+        self.stack.retain(|f| f.package != top.package);
+        if self.stack.is_empty() {
+            self.stack.push(launcher_frame());
+        }
+        self.log(
+            'I',
+            "ActivityManager",
+            &format!("Process {} (pid {pid}) has died: fg  TOP ", top.package),
+        );
     }
 
     /// Focuses the element with `key` on the current screen.

@@ -391,3 +391,34 @@ fn scenario_json_round_trips_and_partial_files_load() {
     let back: virtual_device::PhoneState = serde_json::from_str(&full).unwrap();
     assert_eq!(back, p.state());
 }
+
+#[test]
+fn crash_button_fills_the_crash_buffer() {
+    let p = phone();
+    p.shell("am start -n com.example.notes/.MainActivity");
+    assert_eq!(p.shell("pidof com.example.notes"), "4160\n");
+    assert!(p.shell("ps -A").contains(" com.example.notes\n"));
+    tap(&p, "Settings");
+    tap(&p, "Crash app");
+    assert_eq!(fg(&p).0, LAUNCHER_PACKAGE);
+    assert_eq!(p.shell("pidof com.example.notes"), "");
+    let crash = p.shell("logcat -b crash -d -v year");
+    let last: Vec<&str> = crash.lines().rev().take(6).collect();
+    assert!(
+        last.iter()
+            .any(|l| l.ends_with("E AndroidRuntime: Process: com.example.notes, PID: 4160")),
+        "{crash}"
+    );
+    assert!(
+        last.iter()
+            .any(|l| l.ends_with("java.lang.IllegalStateException: Crash button pressed"))
+    );
+    assert!(
+        crash.lines().nth(1).unwrap().starts_with("20"),
+        "-v year prints the year"
+    );
+    assert!(
+        p.shell("pm list packages --show-versioncode com.alibaba")
+            .contains("package:com.alibaba.qwen versionCode:1\n")
+    );
+}
