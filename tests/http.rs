@@ -43,7 +43,7 @@ impl Server {
     fn try_start(args: &[&str], envs: &[(&str, &str)]) -> Result<Server, (Option<i32>, String)> {
         let bin = mobile_mcp_e2e::cargo_bin("mobile-mcp", "mobile-mcp");
         let mut cmd = Command::new(bin);
-        if !args.iter().any(|a| *a == "--listen") {
+        if !args.contains(&"--listen") {
             cmd.args(["--listen", "127.0.0.1:0"]);
         }
         cmd.args(args)
