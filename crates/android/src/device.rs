@@ -603,8 +603,8 @@ impl Device for AndroidDevice {
         }
         if out.contains("DELETE_FAILED_INTERNAL_ERROR") || out.contains("Unknown package") {
             return Err(DeviceError::not_found(
-                format!("The app \"{pkg}\""),
-                "Call mobile_list_apps to see the installed apps",
+                format!("An uninstallable app \"{pkg}\""),
+                "It is not installed (call mobile_list_apps), or it is a system app, which cannot be uninstalled",
             ));
         }
         Err(DeviceError::backend(format!(

@@ -24,6 +24,13 @@
 //!   nothing else builds shell text.
 //! - Every device call runs on tokio's blocking pool under a deadline (30 s, installs
 //!   and file transfers 5 min); a vanished device is an error, never a panic or a hang.
+//!   On the direct path a passed deadline also unblocks the stuck call (see
+//!   `transport`); on the server path the caller gets its timeout at once, while the
+//!   blocking thread ends when the adb server ends the stream (adb_client keeps that
+//!   socket private, so it cannot be closed early).
+//! - Discovery never runs `adb` per call: it speaks the host protocol itself ([`host`]),
+//!   and runs `adb -P PORT start-server` only when no server answers on a loopback
+//!   port, at most every 30 s.
 //! - Input events (taps, swipes, keys, text) to one device are serialized.
 //! - Parsers in [`parse`] are pure and tested against `fixtures/android/`.
 //!

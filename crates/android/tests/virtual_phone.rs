@@ -1,6 +1,10 @@
 //! Every `Device` method of the Android backend against the virtual phone, through a
 //! private adb server (never the default one on 5037) and directly over TCP. Asserts on
 //! what the phone received (the argv its shell split) and on its state afterwards.
+//!
+//! The backend never runs `adb start-server` for a server that answers (it speaks the
+//! host protocol itself), so no `ANDROID_ADB_SERVER_PORT` is needed: every test gives
+//! the private server's address explicitly and an adb path that does not exist.
 
 use std::sync::Arc;
 use std::time::Duration;
