@@ -116,12 +116,55 @@ pub(crate) fn run_commands(
                 .iter()
                 .any(|r| r.fd == Some(2) && r.op.starts_with('>') && r.target == "/dev/null"),
         };
-        status = match run(&mut ctx, &cmd.argv) {
+        let argv = expand_globs(phone, cmd);
+        status = match run(&mut ctx, &argv) {
             Ok(s) => s,
             Err(_) => return 1,
         };
     }
     status
+}
+
+/// Pathname expansion: each word with an unquoted pattern is replaced by the sorted matching
+/// paths, or kept literally when nothing matches (mksh behaviour). Only the last path
+/// component may be a pattern.
+fn expand_globs(phone: &Arc<Shared>, cmd: &crate::shell::SimpleCommand) -> Vec<String> {
+    let mut out = Vec::with_capacity(cmd.argv.len());
+    for (i, word) in cmd.argv.iter().enumerate() {
+        if !cmd.globs.get(i).copied().unwrap_or(false) {
+            out.push(word.clone());
+            continue;
+        }
+        let (dir_text, pattern) = match word.rsplit_once('/') {
+            Some((d, p)) => (Some(d), p),
+            None => (None, word.as_str()),
+        };
+        let dir = normalize(
+            dir_text
+                .map(|d| if d.is_empty() { "/" } else { d })
+                .unwrap_or("/"),
+        );
+        let mut matches: Vec<String> = phone.with_state(|s| {
+            children(s, &dir)
+                .into_iter()
+                .filter(|(name, _)| {
+                    (!name.starts_with('.') || pattern.starts_with('.'))
+                        && crate::shell::glob_match(pattern, name)
+                })
+                .map(|(name, _)| match dir_text {
+                    Some(d) => format!("{d}/{name}"),
+                    None => name,
+                })
+                .collect()
+        });
+        if matches.is_empty() {
+            out.push(word.clone());
+        } else {
+            matches.sort();
+            out.extend(matches);
+        }
+    }
+    out
 }
 
 /// Runs one simple command; returns its exit status.

@@ -37,6 +37,9 @@ pub struct Redirect {
 pub struct SimpleCommand {
     pub argv: Vec<String>,
     pub redirects: Vec<Redirect>,
+    /// Parallel to `argv`: whether the word had an unquoted `*`, `?` or `[` (a pattern the
+    /// shell expands against the file system; it stays literal when nothing matches).
+    pub globs: Vec<bool>,
 }
 
 /// A whole command line as the shell split it.
@@ -85,6 +88,7 @@ struct Lexer<'a> {
     env: &'a BTreeMap<String, String>,
     line: ParsedLine,
     current: SimpleCommand,
+    glob_word: bool,
 }
 
 /// Splits `input` the way the device shell would, with the default environment.
@@ -100,6 +104,7 @@ pub fn parse_with_env(input: &str, env: &BTreeMap<String, String>) -> ParsedLine
         env,
         line: ParsedLine::default(),
         current: SimpleCommand::default(),
+        glob_word: false,
     };
     if let Err(e) = lx.run() {
         lx.line.error = Some(e);
@@ -239,6 +244,7 @@ impl Lexer<'_> {
                                 self.redirect(raw.parse().ok())?;
                             } else {
                                 self.current.argv.push(w);
+                                self.current.globs.push(self.glob_word);
                             }
                         }
                         WordEnd::None => {}
@@ -280,6 +286,7 @@ impl Lexer<'_> {
     fn word(&mut self) -> Result<WordEnd, String> {
         let mut out = String::new();
         let mut any = false;
+        self.glob_word = false;
         while let Some(c) = self.peek() {
             match c {
                 ' ' | '\t' | '\n' | ';' | '&' | '|' | '(' | ')' | '<' | '>' => break,
@@ -354,6 +361,9 @@ impl Lexer<'_> {
                 }
                 _ => {
                     any = true;
+                    if matches!(c, '*' | '?' | '[') {
+                        self.glob_word = true;
+                    }
                     out.push(c);
                     self.pos += 1;
                 }
@@ -515,6 +525,44 @@ fn classify(line: &mut ParsedLine) {
         line.injection = true;
         line.reasons.extend(bad);
     }
+}
+
+/// Whether `name` matches the shell pattern `pat` (`*`, `?`, `[abc]`, `[a-z]`, `[!x]`).
+pub fn glob_match(pat: &str, name: &str) -> bool {
+    fn go(p: &[char], n: &[char]) -> bool {
+        match p.first() {
+            None => n.is_empty(),
+            Some('*') => (0..=n.len()).any(|i| go(&p[1..], &n[i..])),
+            Some('?') => !n.is_empty() && go(&p[1..], &n[1..]),
+            Some('[') => {
+                let Some(end) = p.iter().skip(1).position(|&c| c == ']').map(|e| e + 1) else {
+                    return n.first() == Some(&'[') && go(&p[1..], &n[1..]);
+                };
+                let Some(&c) = n.first() else { return false };
+                let mut set = &p[1..end];
+                let negate = matches!(set.first(), Some('!' | '^'));
+                if negate {
+                    set = &set[1..];
+                }
+                let mut hit = false;
+                let mut i = 0;
+                while i < set.len() {
+                    if i + 2 < set.len() && set[i + 1] == '-' {
+                        hit |= set[i] <= c && c <= set[i + 2];
+                        i += 3;
+                    } else {
+                        hit |= set[i] == c;
+                        i += 1;
+                    }
+                }
+                hit != negate && go(&p[end + 1..], &n[1..])
+            }
+            Some(&c) => n.first() == Some(&c) && go(&p[1..], &n[1..]),
+        }
+    }
+    let p: Vec<char> = pat.chars().collect();
+    let n: Vec<char> = name.chars().collect();
+    go(&p, &n)
 }
 
 /// Quotes one argument for the device shell the way adb's `escape_arg` does: wrap in single
@@ -724,6 +772,18 @@ mod tests {
         );
         assert!(!parse("sh -c 'echo a b'").injection);
         assert!(parse("sh -c \"sh -c 'id | cat'\"").injection);
+    }
+
+    #[test]
+    fn globs_are_marked_only_when_unquoted() {
+        let p = parse("ls /sdcard/*.png '/sdcard/*.jpg' a\\*b x");
+        assert_eq!(p.commands[0].globs, vec![false, true, false, false, false]);
+        assert!(!p.injection);
+        assert!(glob_match("*.png", "a.png"));
+        assert!(!glob_match("*.png", "a.jpg"));
+        assert!(glob_match("f?le[0-9]", "file7"));
+        assert!(glob_match("[!a]x", "bx"));
+        assert!(!glob_match("[!a]x", "ax"));
     }
 
     #[test]

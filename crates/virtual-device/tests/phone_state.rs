@@ -307,6 +307,22 @@ fn files_and_small_commands() {
         p.shell("dumpsys SurfaceFlinger --display-id"),
         "Display 4619827259835644672 (HWC display 0): port=0 pnpId=GGL displayName=\"Built-in Screen\"\n"
     );
+    // Unquoted patterns expand against the files; quoted ones stay literal.
+    p.shell("touch /sdcard/a1.png /sdcard/a2.png /sdcard/b.jpg");
+    assert_eq!(
+        p.shell("ls /sdcard/*.png"),
+        "/sdcard/a1.png\n/sdcard/a2.png\n"
+    );
+    assert_eq!(
+        p.shell("ls '/sdcard/*.png'"),
+        "ls: /sdcard/*.png: No such file or directory\n"
+    );
+    assert_eq!(p.shell("echo /sdcard/*.gif"), "/sdcard/*.gif\n");
+    p.shell("rm /sdcard/a?.png");
+    assert_eq!(
+        p.shell("ls /sdcard/*.png"),
+        "ls: /sdcard/*.png: No such file or directory\n"
+    );
     // A nested sh -c runs too, and is checked for metacharacters.
     assert_eq!(p.shell("sh -c 'echo inner'"), "inner\n");
     assert!(p.injections().is_empty());
