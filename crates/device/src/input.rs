@@ -140,7 +140,9 @@ string_newtype!(
 );
 
 fn is_bundle_id(s: &str) -> bool {
+    // A leading `-` would read as an option to simctl or idb.
     !s.is_empty()
+        && !s.starts_with('-')
         && s.len() <= MAX_APP_ID
         && s.split('.').all(|seg| {
             !seg.is_empty() && seg.chars().all(|c| c.is_ascii_alphanumeric() || c == '-')
@@ -477,6 +479,8 @@ mod tests {
         assert!(e.0.contains("mobile_list_apps"));
         assert!(AppId::parse("").is_err());
         assert!(AppId::parse("../x").is_err());
+        assert!(AppId::parse("-rf").is_err());
+        assert!(BundleId::parse("-com.x").is_err());
         assert!(
             AppId::parse("com.apple.mobile-safari")
                 .unwrap()

@@ -90,6 +90,18 @@ impl From<&str> for Failure {
 
 type Outcome = Result<CallToolResult, Failure>;
 
+/// The task that sends a call's progress notifications.
+struct ProgressForwarder(Option<tokio::task::JoinHandle<()>>);
+
+impl ProgressForwarder {
+    /// Waits (briefly) until every queued notification is sent.
+    async fn finish(self) {
+        if let Some(task) = self.0 {
+            let _ = tokio::time::timeout(Duration::from_secs(2), task).await;
+        }
+    }
+}
+
 /// Longest error text a tool returns; a backend message that echoes a huge argument is
 /// cut here, once, rather than in every backend.
 const MAX_ERROR_CHARS: usize = 1500;
@@ -231,28 +243,38 @@ impl MobileServer {
         Ok((processed, screen))
     }
 
+    /// A progress callback for long transfers, when the client asked for progress. The
+    /// notifications go out in order through one task; [`ProgressForwarder::finish`]
+    /// waits for them, so none arrives after the call's result.
     fn progress_reporter(
         &self,
         ctx: &RequestContext<RoleServer>,
-    ) -> Option<mobile_device::ProgressFn> {
-        let token = ctx.meta.get_progress_token()?;
+        what: String,
+    ) -> (Option<mobile_device::ProgressFn>, ProgressForwarder) {
+        let Some(token) = ctx.meta.get_progress_token() else {
+            return (None, ProgressForwarder(None));
+        };
         let peer = ctx.peer.clone();
-        let handle = tokio::runtime::Handle::current();
-        let last = Arc::new(std::sync::atomic::AtomicU64::new(u64::MAX));
-        Some(Arc::new(move |done: u64, total: u64| {
+        let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<(u64, u64)>();
+        let task = tokio::spawn(async move {
+            while let Some((done, total)) = rx.recv().await {
+                let mut param = ProgressNotificationParam::new(token.clone(), done as f64);
+                param.total = Some(total as f64);
+                param.message = Some(format!("{what}: {done} of {total} bytes"));
+                if peer.notify_progress(param).await.is_err() {
+                    break;
+                }
+            }
+        });
+        let last = std::sync::atomic::AtomicU64::new(u64::MAX);
+        let report: mobile_device::ProgressFn = Arc::new(move |done: u64, total: u64| {
             // At most one notification per 5% step, so a large upload is not chatty.
             let step = (done * 20).checked_div(total).unwrap_or(0);
-            if last.swap(step, std::sync::atomic::Ordering::Relaxed) == step {
-                return;
+            if last.swap(step, std::sync::atomic::Ordering::Relaxed) != step {
+                let _ = tx.send((done, total));
             }
-            let peer = peer.clone();
-            let mut param = ProgressNotificationParam::new(token.clone(), done as f64);
-            param.total = Some(total as f64);
-            param.message = Some(format!("uploaded {done} of {total} bytes"));
-            handle.spawn(async move {
-                let _ = peer.notify_progress(param).await;
-            });
-        }))
+        });
+        (Some(report), ProgressForwarder(Some(task)))
     }
 
     fn invalid_arguments_hint(&self, name: &str) -> String {
@@ -463,14 +485,22 @@ impl MobileServer {
                     .files
                     .check_read(&p.path, &["apk", "app", "zip", "ipa"])?;
                 let d = self.device(&ctx, &p.device).await?;
-                let progress = self.progress_reporter(&ctx);
-                self.bounded(
-                    &ctx,
-                    "installing the app",
-                    self.options.install_timeout,
-                    d.install_app(&path, progress),
-                )
-                .await?;
+                let name = path
+                    .file_name()
+                    .map(|n| n.to_string_lossy().into_owned())
+                    .unwrap_or_default();
+                let (progress, forwarder) =
+                    self.progress_reporter(&ctx, format!("uploading {name}"));
+                let result = self
+                    .bounded(
+                        &ctx,
+                        "installing the app",
+                        self.options.install_timeout,
+                        d.install_app(&path, progress),
+                    )
+                    .await;
+                forwarder.finish().await;
+                result?;
                 text(format!("Installed {}", path.display()))
             }
             .await,
