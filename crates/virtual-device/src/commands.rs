@@ -1181,21 +1181,7 @@ fn am_start_inner(ctx: &mut Ctx, args: &[String]) -> Res {
             if !browser || !s.packages.contains_key("com.android.chrome") {
                 return false;
             }
-            s.browser_url = url.clone();
-            if let Some(screen) = s
-                .packages
-                .get_mut("com.android.chrome")
-                .and_then(|p| p.screens.get_mut("main"))
-            {
-                for e in &mut screen.elements {
-                    if e.resource_id == "com.android.chrome:id/url_bar" {
-                        e.text = url.clone();
-                    } else if e.resource_id == "com.android.chrome:id/page_content" {
-                        e.text = format!("Page at {url}");
-                    }
-                }
-            }
-            let _ = s.start_activity("com.android.chrome", None);
+            open_in_browser(s, &url);
             true
         });
         if !handled {
@@ -1476,6 +1462,25 @@ fn input(ctx: &mut Ctx, args: &[String]) -> Res {
     }
 }
 
+/// Shows `url` in Chrome (address bar and page) and brings Chrome to the front.
+pub(crate) fn open_in_browser(s: &mut PhoneState, url: &str) {
+    s.browser_url = url.to_string();
+    if let Some(screen) = s
+        .packages
+        .get_mut("com.android.chrome")
+        .and_then(|p| p.screens.get_mut("main"))
+    {
+        for e in &mut screen.elements {
+            if e.resource_id == "com.android.chrome:id/url_bar" {
+                e.text = url.to_string();
+            } else if e.resource_id == "com.android.chrome:id/page_content" {
+                e.text = format!("Page at {url}");
+            }
+        }
+    }
+    let _ = s.start_activity("com.android.chrome", None);
+}
+
 /// A mostly vertical swipe that starts on a scrollable list scrolls it (finger up = content up).
 pub(crate) fn scroll(s: &mut PhoneState, x1: f64, y1: f64, x2: f64, y2: f64) {
     let (dx, dy) = (x2 - x1, y2 - y1);
@@ -1528,13 +1533,21 @@ pub(crate) fn key(s: &mut PhoneState, code: u32, name: &str) {
     match code {
         3 => s.go_home(),
         4 | 111 => s.go_back(),
-        26 | 223 => s.screen_on = !s.screen_on || code == 224,
+        26 => s.screen_on = !s.screen_on,
+        223 => s.screen_on = false,
         224 => s.screen_on = true,
         66 => {
             // ENTER submits the form the focused field belongs to, if any.
             let Some(id) = s.foreground().and_then(|f| f.focused.clone()) else {
                 return;
             };
+            if id == "com.android.chrome:id/url_bar" {
+                // The browser's address bar: ENTER loads what was typed.
+                if let Some(url) = s.focused_text().filter(|u| !u.is_empty()) {
+                    open_in_browser(s, &url);
+                }
+                return;
+            }
             let submit = s.current_screen().and_then(|sc| {
                 sc.elements
                     .iter()

@@ -96,11 +96,15 @@ impl Shared {
 
     /// The current screen as a rendered frame (cached per screen state).
     pub(crate) fn screenshot(&self) -> Arc<Frame> {
-        let (root, w, h, status, nav) = self.with_state(|s| {
+        let (root, w, h, status, nav, on) = self.with_state(|s| {
             let (w, h) = s.oriented_size();
             let (st, nav) = layout::bars(s.display.override_density.unwrap_or(s.display.density));
-            (layout::layout(s), w, h, st, nav)
+            (layout::layout(s), w, h, st, nav, s.screen_on)
         });
+        if !on {
+            // A screen that is off captures as black.
+            return Arc::new(crate::render::black(w, h));
+        }
         self.render.get(&root, w, h, status, nav)
     }
 

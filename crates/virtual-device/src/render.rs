@@ -217,6 +217,20 @@ fn draw(c: &mut Canvas, n: &Node, accent: Rgb) {
     }
 }
 
+/// An all-black frame (the screen is off).
+pub fn black(width: u32, height: u32) -> Frame {
+    let mut rgba = vec![0u8; (width * height * 4) as usize];
+    for px in rgba.chunks_exact_mut(4) {
+        px[3] = 255;
+    }
+    Frame {
+        width,
+        height,
+        rgba,
+        png: OnceLock::new(),
+    }
+}
+
 /// Renders a tree into a new frame.
 pub fn render(root: &Node, width: u32, height: u32, status_h: i32, nav_h: i32) -> Frame {
     let (w, h) = (width as i32, height as i32);

@@ -75,6 +75,23 @@ fn am_start_monkey_force_stop_and_view_intents() {
     let focus = p.shell("dumpsys window displays");
     assert!(focus.contains("mCurrentFocus=Window{8d5a5a9 u0 com.android.chrome/org.chromium.chrome.browser.ChromeTabbedActivity}"), "{focus}");
     assert!(p.injections().is_empty());
+    // Typing an address and ENTER loads it.
+    tap(&p, "https://example.com/a?b=1&c=2");
+    p.shell("input keyevent KEYCODE_DEL");
+    p.shell("input text /b");
+    p.shell("input keyevent KEYCODE_ENTER");
+    assert_eq!(p.state().browser_url, "https://example.com/a?b=1&c=/b");
+    // POWER turns the screen off: screenshots go black.
+    p.shell("input keyevent KEYCODE_POWER");
+    let img = image::load_from_memory(&p.screenshot_png())
+        .unwrap()
+        .to_rgba8();
+    assert!(img.pixels().all(|px| px.0 == [0, 0, 0, 255]));
+    p.shell("input keyevent KEYCODE_WAKEUP");
+    let img = image::load_from_memory(&p.screenshot_png())
+        .unwrap()
+        .to_rgba8();
+    assert!(img.pixels().any(|px| px.0 != [0, 0, 0, 255]));
 }
 
 #[test]
