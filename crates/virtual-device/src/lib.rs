@@ -40,17 +40,20 @@
 //!   newline `( )`, a `$( )`/backtick substitution, or a redirection other than `/dev/null` and
 //!   `2>&1` is recorded as an injection and **not run** (adb's own `export ANDROID_LOG_TAGS=…;
 //!   exec logcat …` and `rm … </dev/null` are allowed). `sh -c STRING` is checked recursively.
+//!   Unquoted `*`, `?`, `[…]` expand against the phone's files (literal when nothing matches);
+//!   records keep the words as split, before expansion.
 //! - **Commands** ([`commands`]): `pm` (list packages [-f -3 -s -U FILTER], path, install,
 //!   uninstall, clear, list features, dump), `cmd package` (the same plus query-activities
 //!   [--brief|--components], resolve-activity [--brief|--components], `install -S N` from stdin),
 //!   `cmd locale|display|window|activity|settings|input`, `am start [-W] -n|-a -d -c`,
-//!   `am force-stop|kill|broadcast`, `monkey -p PKG … 1`, `input tap|swipe|text|keyevent|press|draganddrop`,
+//!   `am force-stop|kill|broadcast` (ADBKeyboard's `ADB_INPUT_TEXT`/`ADB_INPUT_B64`/`ADB_CLEAR_TEXT`
+//!   type into the focused field once `com.android.adbkeyboard` is installed and selected), `monkey -p PKG … 1`, `input tap|swipe|text|keyevent|press|draganddrop`,
 //!   `dumpsys window [displays|windows]|activity|package PKG|SurfaceFlinger --display-id|display|input_method`,
 //!   `wm size|density|user-rotation`, `settings get|put|delete|list`, `content insert|update|query|delete`
 //!   (settings URIs), `getprop`, `setprop`, `uiautomator dump [FILE|/dev/tty]`, `screencap [-p] [FILE]`,
 //!   `screenrecord` (until `--time-limit`, `pkill -INT screenrecord`, `kill -INT PID` or the stream
 //!   closing), `pidof`/`pgrep`, `logcat` (-d, -c, -b, -v threadtime/year/brief, -t/-T, follow),
-//!   `ls`, `cat`, `rm`, `mkdir`, `touch`, `echo`, `true`, `false`, `id`, `whoami`, `sleep`,
+//!   `ps`, `ls`, `cat`, `rm`, `mkdir`, `touch`, `echo`, `true`, `false`, `id`, `whoami`, `sleep`,
 //!   `date`, `export`, `exec`, `sh -c`, `appops`. Unknown: `/system/bin/sh: X: inaccessible or not found`.
 //! - **State** ([`state`], [`scenario`] for the packages and screens): packages, activity stack,
 //!   per-screen elements and focus, settings (rotation), display, clipboard, main and crash log
