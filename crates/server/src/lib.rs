@@ -26,6 +26,7 @@ pub mod http;
 pub mod output;
 pub mod params;
 pub mod policy;
+pub mod redact;
 pub mod schema;
 pub mod tools;
 

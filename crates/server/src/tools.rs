@@ -314,8 +314,21 @@ impl MobileServer {
                 CallToolResult::error(vec![ContentBlock::text(format!("Refused: {why}."))]).into(),
             );
         }
+        let args = request
+            .arguments
+            .as_ref()
+            .map(|a| crate::redact::for_log(&Value::Object(a.clone())))
+            .unwrap_or(Value::Null);
+        let started = std::time::Instant::now();
         let tcc = ToolCallContext::new(self, request, ctx);
-        let mut resp = self.router.call(tcc).await?;
+        let resp = self.router.call(tcc).await;
+        let ms = started.elapsed().as_secs_f64() * 1000.0;
+        let failed = match &resp {
+            Ok(CallToolResponse::Complete(r)) => r.is_error == Some(true),
+            _ => true,
+        };
+        tracing::info!(tool = %name, arguments = %args, ms = format!("{ms:.1}"), failed, "tool call");
+        let mut resp = resp?;
         if let CallToolResponse::Complete(r) = &mut resp
             && r.is_error == Some(true)
             && let Some(ContentBlock::Text(t)) = r.content.first_mut()
