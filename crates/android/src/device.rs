@@ -538,8 +538,8 @@ impl Device for AndroidDevice {
         Ok(())
     }
 
-    /// 1 streamed session (`exec:cmd package 'install' -S SIZE`, via adb_client).
-    /// Progress is reported at the start and the end: adb_client streams the file itself.
+    /// 1 streamed session, `exec:cmd package install -S SIZE` with the APK as input
+    /// (see `transport::Link::install`); progress as the bytes go through a server.
     async fn install_app(&self, path: &Path, progress: Option<ProgressFn>) -> Result<()> {
         let is_apk = path
             .extension()
@@ -551,42 +551,32 @@ impl Device for AndroidDevice {
                 path.display()
             )));
         }
-        let meta = std::fs::metadata(path).map_err(|e| {
-            DeviceError::not_found(format!("The file {}", path.display()), e.to_string())
-        })?;
-        let total = meta.len();
-        if let Some(p) = &progress {
-            p(0, total);
+        if !path.is_file() {
+            return Err(DeviceError::not_found(
+                format!("The file {}", path.display()),
+                "Give the path of an existing .apk on this machine",
+            ));
         }
-        // adb_client compares the extension case-sensitively; give it a lowercase name.
-        let apk = if path.extension().and_then(|e| e.to_str()) == Some("apk") {
-            path.to_path_buf()
-        } else {
-            return Err(DeviceError::invalid(format!(
-                "rename {} to end in lowercase .apk",
-                path.display()
-            )));
-        };
         let link = self.link.clone();
         let id = self.id.clone();
+        let apk = path.to_path_buf();
         run(
             "installing the app",
             self.install_timeout,
             self.link.on_timeout(),
             move || {
-                link.install(&apk).map_err(|e| match e {
+                link.install(&apk, progress).map_err(|e| match e {
                     adb_client::RustADBError::ADBRequestFailed(msg) => DeviceError::backend(
                         format!("the device refused the package: {}", msg.trim()),
+                    ),
+                    adb_client::RustADBError::WrongFileExtension(_) => DeviceError::invalid(
+                        format!("rename {} to end in lowercase .apk", apk.display()),
                     ),
                     e => adb_error(&id, &link, "installing the app", e),
                 })
             },
         )
-        .await?;
-        if let Some(p) = &progress {
-            p(total, total);
-        }
-        Ok(())
+        .await
     }
 
     /// 1 round trip: `pm uninstall PKG`.

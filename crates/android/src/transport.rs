@@ -23,7 +23,7 @@ use std::time::Duration;
 use adb_client::server_device::ADBServerDevice;
 use adb_client::tcp::ADBTcpDevice;
 use adb_client::{ADBDeviceExt, RustADBError};
-use mobile_device::{DeviceError, Result};
+use mobile_device::{DeviceError, ProgressFn, Result};
 
 /// A blocking failure, before it is given a device-specific message.
 pub(crate) type AdbResult<T> = std::result::Result<T, RustADBError>;
@@ -115,15 +115,57 @@ impl Link {
         Ok(counted.n)
     }
 
-    /// Installs an APK with the streamed `exec:cmd package 'install' -S SIZE`.
-    pub fn install(&self, apk: &Path) -> AdbResult<()> {
+    /// Installs an APK with the streamed `exec:cmd package install -S SIZE`.
+    ///
+    /// Through a server the APK is streamed by this crate over adb_client's `exec`, so
+    /// `progress` sees the bytes as they go (at most every MiB, and at the end);
+    /// `exec` returns once the input is sent, and the device's reply is read to its end
+    /// through a sink whose drop marks the end of the stream. Directly, adb_client's
+    /// own `install` streams the file and `progress` sees only the start and the end.
+    pub fn install(&self, apk: &Path, progress: Option<ProgressFn>) -> AdbResult<()> {
+        let file = File::open(apk)?;
+        let total = file.metadata()?.len();
+        if let Some(p) = &progress {
+            p(0, total);
+        }
         match self {
             Link::Server { addr, serial } => {
+                let size = total.to_string();
+                let cmd = crate::quote::command(&["cmd", "package", "install", "-S", &size])
+                    .map_err(|e| RustADBError::ADBRequestFailed(e.to_string()))?;
+                let mut reader = Progress {
+                    inner: file,
+                    sent: 0,
+                    reported: 0,
+                    total,
+                    cb: progress.clone(),
+                };
+                let reply = Arc::new(Mutex::new(Vec::new()));
+                let (done_tx, done_rx) = std::sync::mpsc::channel::<()>();
+                let sink = Sink {
+                    buf: reply.clone(),
+                    _done: done_tx,
+                };
                 let mut d = ADBServerDevice::new(serial.clone(), Some(*addr));
-                d.install(apk, None)
+                d.exec(&cmd, &mut reader, Box::new(sink))?;
+                // The sink is dropped when adb_client's reader thread reaches the end.
+                let _ = done_rx.recv();
+                drop(d);
+                let reply = reply.lock().unwrap_or_else(|p| p.into_inner()).clone();
+                let reply = String::from_utf8_lossy(&reply).into_owned();
+                if !reply.trim_start().starts_with("Success") {
+                    return Err(RustADBError::ADBRequestFailed(reply.trim().to_string()));
+                }
             }
-            Link::Direct(link) => link.with(|d| d.install(&apk, None)),
+            Link::Direct(link) => {
+                drop(file);
+                link.with(|d| d.install(&apk, None))?;
+            }
         }
+        if let Some(p) = &progress {
+            p(total, total);
+        }
+        Ok(())
     }
 
     /// What to do when a call on this link passed its deadline.
@@ -144,6 +186,49 @@ impl Link {
             Link::Server { .. } => self.clone(),
             Link::Direct(link) => Link::Direct(Arc::new(DirectLink::new(link.addr))),
         }
+    }
+}
+
+/// Counts what is read and reports it, at most every MiB.
+struct Progress {
+    inner: File,
+    sent: u64,
+    reported: u64,
+    total: u64,
+    cb: Option<ProgressFn>,
+}
+
+impl Read for Progress {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        self.sent += n as u64;
+        if let Some(cb) = &self.cb
+            && self.sent - self.reported >= 1 << 20
+            && self.sent < self.total
+        {
+            self.reported = self.sent;
+            cb(self.sent, self.total);
+        }
+        Ok(n)
+    }
+}
+
+/// Collects a stream's output; dropping it (at the end of the stream) ends the wait.
+struct Sink {
+    buf: Arc<Mutex<Vec<u8>>>,
+    _done: std::sync::mpsc::Sender<()>,
+}
+
+impl Write for Sink {
+    fn write(&mut self, b: &[u8]) -> io::Result<usize> {
+        self.buf
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .extend_from_slice(b);
+        Ok(b.len())
+    }
+    fn flush(&mut self) -> io::Result<()> {
+        Ok(())
     }
 }
 

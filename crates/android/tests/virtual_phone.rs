@@ -280,6 +280,27 @@ async fn every_method_through_a_private_adb_server() {
         let total = std::fs::metadata(&apk).unwrap().len();
         assert_eq!(*seen.lock().unwrap(), vec![(0, total), (total, total)]);
         assert!(d.install_app(&dir.path().join("x.ipa"), None).await.is_err());
+        // A bigger package reports progress on the way, through a streamed exec.
+        let mut big = virtual_device::fake_apk("com.example.big", "Big");
+        big.resize(3 * 1024 * 1024 + 17, 0);
+        let big_apk = dir.path().join("big.apk");
+        std::fs::write(&big_apk, &big).unwrap();
+        let seen = Arc::new(std::sync::Mutex::new(Vec::new()));
+        let s3 = seen.clone();
+        phone.clear_log();
+        d.install_app(&big_apk, Some(Arc::new(move |a, b| s3.lock().unwrap().push((a, b)))))
+            .await
+            .unwrap();
+        let n = big.len() as u64;
+        let seen = seen.lock().unwrap().clone();
+        assert_eq!(seen.first(), Some(&(0, n)));
+        assert_eq!(seen.last(), Some(&(n, n)));
+        assert!(seen.len() >= 4, "{seen:?}");
+        assert!(phone.state().packages.contains_key("com.example.big"));
+        let all = phone.commands();
+        let exec: Vec<_> = all.iter().filter(|c| c.service.starts_with("exec:")).collect();
+        assert_eq!(exec.len(), 1, "{all:?}");
+        assert_eq!(exec[0].argv, vec![v(&["cmd", "package", "install", "-S", &n.to_string()])]);
         let hello = AppId::parse("com.example.hello").unwrap();
         d.uninstall_app(&hello).await.unwrap();
         assert!(!phone.state().packages.contains_key("com.example.hello"));
