@@ -1,0 +1,74 @@
+//! The screenshot pipeline on a phone-sized capture: 1080×2400 PNG (what `screencap -p` sends)
+//! and a raw RGBA framebuffer (what `screencap` without `-p` sends), each decoded, scaled to a
+//! longest side of 1024 and encoded as JPEG q75 (the defaults of `mobile_take_screenshot`).
+//! Throughput is in bytes of the capture. Run with `cargo bench -p mobile-device --bench screenshot`.
+
+use std::hint::black_box;
+use std::io::Cursor;
+
+use criterion::{Criterion, Throughput, criterion_group, criterion_main};
+use image::{ImageFormat, Rgba, RgbaImage};
+use mobile_device::screenshot::{ScreenshotOptions, process};
+use mobile_device::{CaptureFormat, Screenshot};
+
+const W: u32 = 1080;
+const H: u32 = 2400;
+
+/// A UI-like frame: flat background, a status bar, cards, and rows of small "glyph" blocks
+/// (flat areas compress well, edges do not, like a real screen).
+fn frame() -> RgbaImage {
+    let mut img = RgbaImage::from_pixel(W, H, Rgba([245, 245, 247, 255]));
+    for y in 0..H {
+        for x in 0..W {
+            let p = if y < 80 {
+                Rgba([32, 33, 36, 255])
+            } else if (y / 300) % 2 == 0 && (40..W - 40).contains(&x) && (y % 300) > 20 {
+                let row = (y % 300) / 24;
+                let col = x / 14;
+                if row % 2 == 1 && (col * 7 + row * 3) % 5 != 0 && x % 14 < 10 && y % 24 < 16 {
+                    Rgba([40, 40, 40, 255])
+                } else {
+                    Rgba([255, 255, 255, 255])
+                }
+            } else {
+                Rgba([245, 245, 247, 255])
+            };
+            img.put_pixel(x, y, p);
+        }
+    }
+    img
+}
+
+fn bench(c: &mut Criterion) {
+    let img = frame();
+    let mut png = Vec::new();
+    img.write_to(&mut Cursor::new(&mut png), ImageFormat::Png)
+        .expect("encode the test PNG");
+    let png = Screenshot {
+        format: CaptureFormat::Png,
+        bytes: png,
+    };
+    let raw = Screenshot {
+        format: CaptureFormat::Rgba8 {
+            width: W,
+            height: H,
+        },
+        bytes: img.into_raw(),
+    };
+    let opts = ScreenshotOptions::default();
+
+    let mut g = c.benchmark_group("screenshot");
+    g.sample_size(20);
+    g.throughput(Throughput::Bytes(png.bytes.len() as u64));
+    g.bench_function("png_1080x2400_to_jpeg_1024", |b| {
+        b.iter(|| process(black_box(&png), &opts).expect("process"))
+    });
+    g.throughput(Throughput::Bytes(raw.bytes.len() as u64));
+    g.bench_function("rgba_1080x2400_to_jpeg_1024", |b| {
+        b.iter(|| process(black_box(&raw), &opts).expect("process"))
+    });
+    g.finish();
+}
+
+criterion_group!(benches, bench);
+criterion_main!(benches);
