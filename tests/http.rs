@@ -28,6 +28,8 @@ const DEVICE_KEY_TOKEN: &str = "__mcp_ref_646576696365__";
 /// A `mobile-mcp --listen` child, killed on drop.
 struct Server {
     child: Child,
+    /// HOME of the child (the demo phone's adb key lands there).
+    _home: tempfile::TempDir,
     /// `http://127.0.0.1:PORT`
     base: String,
     stderr: Arc<Mutex<String>>,
@@ -42,7 +44,9 @@ impl Server {
     /// Spawns the server; `Err((exit code, stderr))` if it exits before listening.
     fn try_start(args: &[&str], envs: &[(&str, &str)]) -> Result<Server, (Option<i32>, String)> {
         let bin = mobile_mcp_e2e::cargo_bin("mobile-mcp", "mobile-mcp");
+        let home = tempfile::tempdir().expect("temp HOME");
         let mut cmd = Command::new(bin);
+        cmd.env("HOME", home.path());
         if !args.contains(&"--listen") {
             cmd.args(["--listen", "127.0.0.1:0"]);
         }
@@ -84,6 +88,7 @@ impl Server {
                 Ok(addr) => {
                     return Ok(Server {
                         child,
+                        _home: home,
                         base: format!("http://{addr}"),
                         stderr: log,
                     });
@@ -281,8 +286,9 @@ async fn stateless(url: &str, mut message: Value) -> Reply {
     send(req).await
 }
 
-/// Runs a test body with a deadline.
+/// Runs a test body with a deadline (the binary is built first, outside it).
 async fn bounded<F: std::future::Future<Output = ()>>(f: F) {
+    mobile_mcp_e2e::cargo_bin("mobile-mcp", "mobile-mcp");
     tokio::time::timeout(Duration::from_secs(120), f)
         .await
         .expect("test finished within 120 s");
@@ -856,6 +862,78 @@ async fn filter_covers_rmcp_client_sessions() {
         assert_eq!(r.is_error, Some(true));
         assert_term_free(&serde_json::to_value(&r).unwrap(), "rmcp call");
         client.cancel().await.expect("close");
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn filter_encodes_demo_phone_results_on_both_paths() {
+    bounded(async {
+        // The demo phone has an app whose name and package hold filtered terms.
+        let server = Server::start(&["--demo"], &[(FILTER_VAR, "1")]);
+        let (session, _) = Session::open(&server.mcp(), None).await;
+        let devices = session
+            .send(&call(2, "mobile_list_available_devices", json!({})))
+            .await;
+        let device = devices.response()["result"]["structuredContent"]["devices"][0]["id"]
+            .as_str()
+            .unwrap_or_else(|| panic!("the demo phone is listed: {devices:?}"))
+            .to_string();
+
+        let apps = session
+            .send(&call(3, "mobile_list_apps", json!({"device": device})))
+            .await;
+        let stateless_apps = stateless(
+            &server.mcp(),
+            call(4, "mobile_list_apps", json!({"device": device})),
+        )
+        .await;
+        for (path, reply) in [("session", &apps), ("stateless", &stateless_apps)] {
+            let result = &reply.response()["result"];
+            assert_ne!(result["isError"], true, "{path}: {reply:?}");
+            assert_reply_term_free(reply, &format!("{path} demo apps"));
+            let decoded = Filter::global().decode_str(&text_of(result)).into_owned();
+            assert!(decoded.contains("com.alibaba.qwen"), "{path}: {decoded}");
+            let mut structured = result["structuredContent"].clone();
+            Filter::global()
+                .decode_value(&mut structured)
+                .expect("decodes");
+            assert!(
+                structured.to_string().contains("com.alibaba.qwen"),
+                "{path}"
+            );
+        }
+
+        // A screenshot (a large SSE event over many chunks): the image is left as it is.
+        let shot = session
+            .send(&call(
+                5,
+                "mobile_take_screenshot",
+                json!({"device": device}),
+            ))
+            .await;
+        assert_reply_term_free(&shot, "screenshot");
+        let result = &shot.response()["result"];
+        let image = result["content"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|c| c["type"] == "image")
+            .unwrap_or_else(|| panic!("an image in {result}"));
+        use base64::Engine as _;
+        let bytes = base64::engine::general_purpose::STANDARD
+            .decode(image["data"].as_str().unwrap())
+            .expect("base64");
+        let decoded = image::load_from_memory(&bytes).expect("an image");
+        let caption = text_of(result);
+        assert!(
+            caption.contains(&format!(
+                "Screenshot is {}x{}",
+                decoded.width(),
+                decoded.height()
+            )),
+            "{caption}"
+        );
     })
     .await;
 }
