@@ -110,3 +110,114 @@ pub fn text_of(r: &rmcp::model::CallToolResult) -> String {
         .collect::<Vec<_>>()
         .join("\n")
 }
+
+/// A `mobile-mcp` child spoken to line by line, for tests that look at the raw wire.
+pub struct RawStdio {
+    child: std::process::Child,
+    stdin: std::process::ChildStdin,
+    lines: std::sync::mpsc::Receiver<String>,
+    /// Every line the server wrote, in order.
+    pub seen: Vec<String>,
+}
+
+impl RawStdio {
+    /// Starts the binary with no device backend that could answer unasked (no adb on
+    /// PATH, no xcrun) and the filter variable as given.
+    pub fn start(args: &[&str], filter: Option<&str>) -> RawStdio {
+        Self::start_with_env(args, filter, &[])
+    }
+
+    /// Like [`RawStdio::start`], with extra environment variables.
+    pub fn start_with_env(
+        args: &[&str],
+        filter: Option<&str>,
+        envs: &[(String, String)],
+    ) -> RawStdio {
+        let bin = cargo_bin("mobile-mcp", "mobile-mcp");
+        let mut cmd = std::process::Command::new(bin);
+        cmd.args(args)
+            .env("RUST_LOG", "off")
+            .env("PATH", "/nonexistent")
+            .env_remove("ANDROID_HOME")
+            .env_remove("ADB_SERVER_SOCKET")
+            .env_remove("ANDROID_ADB_SERVER_PORT")
+            .env("MOBILE_MCP_XCRUN", "/nonexistent/xcrun")
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::null());
+        for (k, v) in envs {
+            cmd.env(k, v);
+        }
+        match filter {
+            Some(v) => cmd.env("MCP_MODEL_PAYLOAD_FILTER", v),
+            None => cmd.env_remove("MCP_MODEL_PAYLOAD_FILTER"),
+        };
+        let mut child = cmd.spawn().expect("spawn mobile-mcp");
+        let stdin = child.stdin.take().unwrap();
+        let stdout = child.stdout.take().unwrap();
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            for line in std::io::BufRead::lines(std::io::BufReader::new(stdout)) {
+                let Ok(line) = line else { break };
+                if tx.send(line).is_err() {
+                    break;
+                }
+            }
+        });
+        RawStdio {
+            child,
+            stdin,
+            lines: rx,
+            seen: Vec::new(),
+        }
+    }
+
+    pub fn send(&mut self, msg: &serde_json::Value) {
+        std::io::Write::write_fmt(&mut self.stdin, format_args!("{msg}\n")).unwrap();
+        std::io::Write::flush(&mut self.stdin).unwrap();
+    }
+
+    /// The next line the server writes, if one comes within `limit`.
+    pub fn next_line(&mut self, limit: std::time::Duration) -> Option<String> {
+        let line = self.lines.recv_timeout(limit).ok()?;
+        self.seen.push(line.clone());
+        Some(line)
+    }
+
+    /// Sends a request and returns every line up to and including its response.
+    pub fn request(&mut self, msg: serde_json::Value) -> Vec<serde_json::Value> {
+        let id = msg["id"].clone();
+        self.send(&msg);
+        let mut out = Vec::new();
+        loop {
+            let line = self
+                .lines
+                .recv_timeout(std::time::Duration::from_secs(60))
+                .unwrap_or_else(|_| panic!("no response to {msg}"));
+            self.seen.push(line.clone());
+            let v: serde_json::Value = serde_json::from_str(&line).expect("a JSON line");
+            let done = v["id"] == id && v.get("method").is_none();
+            out.push(v);
+            if done {
+                return out;
+            }
+        }
+    }
+
+    pub fn initialize(&mut self) {
+        self.request(serde_json::json!({"jsonrpc":"2.0","id":0,"method":"initialize","params":{
+            "protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"wire","version":"1"}}}));
+        self.send(&serde_json::json!({"jsonrpc":"2.0","method":"notifications/initialized"}));
+    }
+
+    pub fn call(&mut self, id: i64, name: &str, args: serde_json::Value) -> Vec<serde_json::Value> {
+        self.request(serde_json::json!({"jsonrpc":"2.0","id":id,"method":"tools/call","params":{"name":name,"arguments":args}}))
+    }
+}
+
+impl Drop for RawStdio {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}

@@ -2,103 +2,10 @@
 //! term (every string and key, except image data), tokens sent back arrive decoded,
 //! colliding keys get -32602, and with the filter off the bytes are the unfiltered server's.
 
-use std::io::{BufRead, BufReader, Write};
-use std::process::{Child, ChildStdin, Command, Stdio};
-use std::sync::mpsc;
-use std::time::Duration;
-
 use base64::Engine;
 use mcp_payload_filter::Filter;
+use mobile_mcp_e2e::RawStdio;
 use serde_json::{Value, json};
-
-struct Wire {
-    child: Child,
-    stdin: ChildStdin,
-    lines: mpsc::Receiver<String>,
-    /// Every line the server wrote, in order.
-    seen: Vec<String>,
-}
-
-impl Wire {
-    fn start(args: &[&str], filter: Option<&str>) -> Wire {
-        let bin = mobile_mcp_e2e::cargo_bin("mobile-mcp", "mobile-mcp");
-        let mut cmd = Command::new(bin);
-        cmd.args(args)
-            .env("RUST_LOG", "off")
-            .env("PATH", "/nonexistent")
-            .env_remove("ANDROID_HOME")
-            .env_remove("ADB_SERVER_SOCKET")
-            .env_remove("ANDROID_ADB_SERVER_PORT")
-            .env("MOBILE_MCP_XCRUN", "/nonexistent/xcrun")
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null());
-        match filter {
-            Some(v) => cmd.env("MCP_MODEL_PAYLOAD_FILTER", v),
-            None => cmd.env_remove("MCP_MODEL_PAYLOAD_FILTER"),
-        };
-        let mut child = cmd.spawn().expect("spawn mobile-mcp");
-        let stdin = child.stdin.take().unwrap();
-        let stdout = child.stdout.take().unwrap();
-        let (tx, rx) = mpsc::channel();
-        std::thread::spawn(move || {
-            for line in BufReader::new(stdout).lines() {
-                let Ok(line) = line else { break };
-                if tx.send(line).is_err() {
-                    break;
-                }
-            }
-        });
-        Wire {
-            child,
-            stdin,
-            lines: rx,
-            seen: Vec::new(),
-        }
-    }
-
-    fn send(&mut self, msg: &Value) {
-        writeln!(self.stdin, "{msg}").unwrap();
-        self.stdin.flush().unwrap();
-    }
-
-    /// Sends a request and returns every line up to and including its response.
-    fn request(&mut self, msg: Value) -> Vec<Value> {
-        let id = msg["id"].clone();
-        self.send(&msg);
-        let mut out = Vec::new();
-        loop {
-            let line = self
-                .lines
-                .recv_timeout(Duration::from_secs(60))
-                .unwrap_or_else(|_| panic!("no response to {msg}"));
-            self.seen.push(line.clone());
-            let v: Value = serde_json::from_str(&line).expect("a JSON line");
-            let done = v["id"] == id && v.get("method").is_none();
-            out.push(v);
-            if done {
-                return out;
-            }
-        }
-    }
-
-    fn initialize(&mut self) {
-        self.request(json!({"jsonrpc":"2.0","id":0,"method":"initialize","params":{
-            "protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"wire","version":"1"}}}));
-        self.send(&json!({"jsonrpc":"2.0","method":"notifications/initialized"}));
-    }
-
-    fn call(&mut self, id: i64, name: &str, args: Value) -> Vec<Value> {
-        self.request(json!({"jsonrpc":"2.0","id":id,"method":"tools/call","params":{"name":name,"arguments":args}}))
-    }
-}
-
-impl Drop for Wire {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
 
 /// Every string and key of `v` except image/audio `data`.
 fn strings(v: &Value, out: &mut Vec<String>) {
@@ -137,7 +44,7 @@ fn assert_no_term(msgs: &[Value]) {
 const NO_DEVICES: &[&str] = &["--adb-server", "127.0.0.1:1"];
 
 fn scripted_exchange(filter: Option<&str>, with_terms: bool) -> Vec<String> {
-    let mut w = Wire::start(NO_DEVICES, filter);
+    let mut w = RawStdio::start(NO_DEVICES, filter);
     w.initialize();
     w.request(json!({"jsonrpc":"2.0","id":1,"method":"tools/list"}));
     w.call(2, "mobile_list_available_devices", json!({}));
@@ -162,7 +69,7 @@ fn scripted_exchange(filter: Option<&str>, with_terms: bool) -> Vec<String> {
 
 #[test]
 fn filter_on_hides_every_term_and_decodes_arguments() {
-    let mut w = Wire::start(NO_DEVICES, Some("1"));
+    let mut w = RawStdio::start(NO_DEVICES, Some("1"));
     w.initialize();
     let list = w.request(json!({"jsonrpc":"2.0","id":1,"method":"tools/list"}));
     assert_no_term(&list);
@@ -252,7 +159,7 @@ fn filter_off_is_byte_identical_whatever_the_variable_says() {
 
 #[test]
 fn progress_and_images_on_the_demo_phone() {
-    let mut w = Wire::start(&["--demo"], Some("1"));
+    let mut w = RawStdio::start(&["--demo"], Some("1"));
     w.initialize();
     let r = w.call(1, "mobile_list_available_devices", json!({}));
     let dev = r.last().unwrap()["result"]["structuredContent"]["devices"][0]["id"].clone();

@@ -8,6 +8,7 @@
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use async_trait::async_trait;
@@ -560,12 +561,16 @@ impl Device for AndroidDevice {
         let link = self.link.clone();
         let id = self.id.clone();
         let apk = path.to_path_buf();
-        run(
+        // Dropped with this future (the client cancelled, or the deadline passed): the
+        // upload running on the blocking thread stops at its next read.
+        let cancel = CancelOnDrop(Arc::new(AtomicBool::new(false)));
+        let flag = cancel.0.clone();
+        let result = run(
             "installing the app",
             self.install_timeout,
             self.link.on_timeout(),
             move || {
-                link.install(&apk, progress).map_err(|e| match e {
+                link.install(&apk, progress, flag).map_err(|e| match e {
                     adb_client::RustADBError::ADBRequestFailed(msg) => DeviceError::backend(
                         format!("the device refused the package: {}", msg.trim()),
                     ),
@@ -576,7 +581,9 @@ impl Device for AndroidDevice {
                 })
             },
         )
-        .await
+        .await;
+        drop(cancel);
+        result
     }
 
     /// 1 round trip: `pm uninstall PKG`.
@@ -1116,6 +1123,15 @@ fn png_capture(bytes: Vec<u8>) -> Result<Screenshot> {
 /// Keeps the device type nameable from outside (`Arc<AndroidDevice>` as `Arc<dyn Device>`).
 pub(crate) fn into_dyn(d: AndroidDevice) -> Arc<dyn Device> {
     Arc::new(d)
+}
+
+/// Sets its flag when dropped, so blocking work can see that its caller went away.
+struct CancelOnDrop(Arc<AtomicBool>);
+
+impl Drop for CancelOnDrop {
+    fn drop(&mut self) {
+        self.0.store(true, Ordering::Relaxed);
+    }
 }
 
 #[cfg(test)]

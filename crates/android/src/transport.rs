@@ -122,7 +122,15 @@ impl Link {
     /// `exec` returns once the input is sent, and the device's reply is read to its end
     /// through a sink whose drop marks the end of the stream. Directly, adb_client's
     /// own `install` streams the file and `progress` sees only the start and the end.
-    pub fn install(&self, apk: &Path, progress: Option<ProgressFn>) -> AdbResult<()> {
+    ///
+    /// Setting `cancel` stops the upload at the next read (through a server; the direct
+    /// path streams inside adb_client and is only stopped by its deadline).
+    pub fn install(
+        &self,
+        apk: &Path,
+        progress: Option<ProgressFn>,
+        cancel: Arc<AtomicBool>,
+    ) -> AdbResult<()> {
         let file = File::open(apk)?;
         let total = file.metadata()?.len();
         if let Some(p) = &progress {
@@ -137,6 +145,7 @@ impl Link {
                     inner: file,
                     sent: 0,
                     reported: 0,
+                    cancel,
                     total,
                     cb: progress.clone(),
                 };
@@ -194,12 +203,20 @@ struct Progress {
     inner: File,
     sent: u64,
     reported: u64,
+    /// Set when the caller gave up (a cancelled or timed-out tool call).
+    cancel: Arc<AtomicBool>,
     total: u64,
     cb: Option<ProgressFn>,
 }
 
 impl Read for Progress {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        if self.cancel.load(Ordering::Relaxed) {
+            return Err(io::Error::new(
+                io::ErrorKind::Interrupted,
+                "the install was cancelled",
+            ));
+        }
         let n = self.inner.read(buf)?;
         self.sent += n as u64;
         if let Some(cb) = &self.cb
