@@ -781,10 +781,10 @@ mod tests {
     #[test]
     fn multi_line_data_and_crlf_are_handled() {
         let mut enc = SseEncoder::new(Boundary::new());
-        let out = enc.push(b"id: 7\r\ndata: {\"a\":\r\ndata: \"qwen\"}\r\n\r\n");
+        let out = enc.push(b"id: 7\r\ndata: {\"id\":1,\r\ndata: \"result\":\"qwen\"}\r\n\r\n");
         assert_eq!(
             String::from_utf8(out.to_vec()).unwrap(),
-            "id: 7\r\ndata: {\"a\":\"__mcp_ref_7177656e__\"}\r\n\r\n"
+            "id: 7\r\ndata: {\"id\":1,\"result\":\"__mcp_ref_7177656e__\"}\r\n\r\n"
         );
     }
 
