@@ -431,18 +431,50 @@ async fn stateless_2026_07_28_requests_need_no_session() {
 
 #[tokio::test]
 async fn many_clients_at_once() {
+    // 50 clients, each with its own session: tools/list and a screenshot of the demo
+    // phone, with distinct request ids so a mixed-up response would be caught.
     bounded(async {
-        let server = Server::start(&[], &[]);
+        let server = Server::start(&["--demo"], &[]);
         let url = server.mcp();
+        let (probe, _) = Session::open(&url, None).await;
+        let listed = probe
+            .send(&call(2, "mobile_list_available_devices", json!({})))
+            .await;
+        let dev = listed.response()["result"]["structuredContent"]["devices"][0]["id"].clone();
+        assert!(dev.is_string(), "{listed:?}");
         let mut tasks = Vec::new();
-        for i in 0..8u64 {
+        for i in 0..50u64 {
             let url = url.clone();
+            let dev = dev.clone();
             tasks.push(tokio::spawn(async move {
                 let (s, _) = Session::open(&url, None).await;
+                let list_id = 1000 + i;
                 let list = s
-                    .send(&json!({"jsonrpc":"2.0","id":2 + i,"method":"tools/list"}))
+                    .send(&json!({"jsonrpc":"2.0","id":list_id,"method":"tools/list"}))
                     .await;
-                tool_names(&list).len()
+                assert_eq!(list.response()["id"], list_id);
+                let tools = tool_names(&list).len();
+                let shot_id = 2000 + i;
+                let shot = s
+                    .send(&call(
+                        shot_id,
+                        "mobile_take_screenshot",
+                        json!({"device": dev}),
+                    ))
+                    .await;
+                let r = shot.response();
+                assert_eq!(r["id"], shot_id, "a response for another request");
+                assert_ne!(r["result"]["isError"], true, "{r}");
+                let data = r["result"]["content"][1]["data"]
+                    .as_str()
+                    .expect("image data");
+                use base64::Engine;
+                let jpeg = base64::engine::general_purpose::STANDARD
+                    .decode(data)
+                    .expect("base64");
+                let img = image::load_from_memory(&jpeg).expect("a decodable image");
+                assert_eq!(img.width().max(img.height()), 1024);
+                tools
             }));
         }
         for t in tasks {

@@ -1536,8 +1536,22 @@ impl MobileServer {
 }
 
 impl ServerHandler for MobileServer {
+    // Logging is deprecated by SEP-2577 but still probed by clients and the conformance
+    // suite; answering it costs nothing.
+    #[allow(deprecated)]
     fn get_info(&self) -> ServerConfig {
-        let mut info = ServerConfig::new(ServerCapabilities::builder().enable_tools().build());
+        // Prompts and resources are declared (and listed empty) so that clients probing
+        // them get an empty list rather than "method not found"; logging/setLevel is
+        // accepted, but logs stay on stderr (they may hold device details, and a client
+        // cannot bound their volume).
+        let mut info = ServerConfig::new(
+            ServerCapabilities::builder()
+                .enable_tools()
+                .enable_prompts()
+                .enable_resources()
+                .enable_logging()
+                .build(),
+        );
         info.server_info = Implementation::new("mobile-mcp", env!("CARGO_PKG_VERSION"));
         info.instructions = Some(
             "Operate Android phones and iOS simulators. Start with mobile_list_available_devices and pass the device id to every other tool. Read the screen with mobile_list_elements_on_screen (tap elements by ref) and use mobile_take_screenshot when the layout matters."
@@ -1552,6 +1566,16 @@ impl ServerHandler for MobileServer {
         _context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
         Ok(ListToolsResult::with_all_items(self.tools()))
+    }
+
+    #[allow(deprecated)]
+    async fn set_level(
+        &self,
+        request: rmcp::model::SetLevelRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        tracing::info!(level = ?request.level, "client asked for a log level; logs stay on stderr");
+        Ok(())
     }
 
     fn get_tool(&self, name: &str) -> Option<Tool> {
