@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The one test command: formatting, lints, and the whole test suite.
 # Installs what it needs on a fresh machine (the Debian `adb` package for the
-# virtual-phone tests). Usage: scripts/test.sh
+# virtual-phone tests; the pinned MCP clients for the interop and conformance runs,
+# once, into .cache/). Usage: scripts/test.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -29,6 +30,13 @@ fi
 # Doc tests (nextest does not run them).
 cargo test --workspace --locked --doc
 
-if [ -x scripts/test-extra.sh ]; then
-  scripts/test-extra.sh
+echo "== interop: Python SDK, TypeScript SDK, MCP Inspector CLI, qwen-code (stdio and HTTP)"
+scripts/interop.sh
+
+echo "== MCP conformance suite (Streamable HTTP)"
+scripts/conformance.sh
+
+if [ -x scripts/bench.sh ]; then
+  echo "== benchmark smoke run (one iteration, ours only)"
+  scripts/bench.sh --quick
 fi
