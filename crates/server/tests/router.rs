@@ -690,3 +690,40 @@ async fn read_only_policy_hides_and_refuses_mutating_tools() {
     assert!(text_of(&r).contains("--deny-tools"), "{}", text_of(&r));
     assert!(h.calls.take().is_empty());
 }
+
+#[tokio::test]
+async fn deny_beats_allow() {
+    let options = ServerOptions {
+        tools: mobile_mcp::policy::ToolPolicy {
+            read_only: false,
+            allow: Some(vec!["mobile_list_apps".into(), "mobile_launch_app".into()]),
+            deny: vec!["mobile_launch_app".into()],
+        },
+        ..ServerOptions::default()
+    };
+    let h = start(options).await;
+    let names: Vec<String> = h
+        .client
+        .list_all_tools()
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|t| t.name.to_string())
+        .collect();
+    assert_eq!(names, vec!["mobile_list_apps".to_string()]);
+    let r = h
+        .call(
+            "mobile_launch_app",
+            json!({"device": "double-1", "packageName": "com.x"}),
+        )
+        .await;
+    assert!(text_of(&r).contains("--deny-tools"), "{}", text_of(&r));
+    let r = h
+        .call(
+            "mobile_terminate_app",
+            json!({"device": "double-1", "packageName": "com.x"}),
+        )
+        .await;
+    assert!(text_of(&r).contains("--allow-tools"), "{}", text_of(&r));
+    assert!(h.calls.take().is_empty());
+}
