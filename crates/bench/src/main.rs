@@ -383,8 +383,11 @@ struct Outcome {
     ok: bool,
     text: String,
     bytes: usize,
-    image: Option<(usize, String, Option<(u32, u32)>)>,
+    image: Option<ImageInfo>,
 }
+
+/// Decoded size, MIME type and dimensions of a result's image.
+type ImageInfo = (usize, String, Option<(u32, u32)>);
 
 async fn call(r: &Running, name: &str, args: &Value, timeout: Duration) -> Outcome {
     let req = CallToolRequestParams::new(name.to_string())
@@ -466,16 +469,16 @@ fn short(s: &str) -> String {
 }
 
 /// Median wall time of a bare `adb_client` `shell:true` round trip through the adb server.
-fn adb_floor(addr: std::net::SocketAddrV4, serial: &str, n: usize) -> Result<Stats> {
+fn adb_floor(addr: std::net::SocketAddrV4, serial: &str, n: usize, warmup: usize) -> Result<Stats> {
     use adb_client::ADBDeviceExt;
     let mut samples = Vec::with_capacity(n);
-    for i in 0..n + 3 {
+    for i in 0..n + warmup {
         let mut out = Vec::new();
         let t0 = Instant::now();
         let mut d = adb_client::server_device::ADBServerDevice::new(serial.to_string(), Some(addr));
         d.shell_command(&"true", Some(&mut out), None)
             .map_err(|e| anyhow::anyhow!("adb_client shell true: {e}"))?;
-        if i >= 3 {
+        if i >= warmup {
             samples.push(t0.elapsed());
         }
     }
@@ -539,8 +542,12 @@ struct Report {
     machine: Value,
     servers: Vec<&'static str>,
     peer_error: Option<String>,
+    /// Sampled once per measured round, between the servers' calls.
     adb_floor: Stats,
     client_floor: Option<Stats>,
+    /// Sampled before any server ran (for reference: no other load from the servers).
+    idle_adb_floor: Stats,
+    idle_client_floor: Option<Stats>,
     tools: Vec<Value>,
     cold_start: BTreeMap<&'static str, Option<Stats>>,
     peak_rss_mib: BTreeMap<String, f64>,
@@ -585,7 +592,7 @@ async fn run(args: &Args, work: &Path, phone: &PhoneHandle, adb: &PrivateAdbServ
 
     let floor = {
         let (addr, serial, n) = (adb.socket_addr(), dev.clone(), args.floor_iters);
-        tokio::task::spawn_blocking(move || adb_floor(addr, &serial, n)).await??
+        tokio::task::spawn_blocking(move || adb_floor(addr, &serial, n, 3)).await??
     };
     eprintln!(
         "bench: adb floor (shell true) median {:.3} ms",
@@ -685,6 +692,9 @@ async fn run(args: &Args, work: &Path, phone: &PhoneHandle, adb: &PrivateAdbServ
     }
     let kinds: Vec<Kind> = running.iter().map(|r| r.spawn.kind).collect();
     let mut budget_exhausted = false;
+    // The floors are sampled inside the same rounds as the servers, so they see the same noise.
+    let mut adb_samples: Vec<Duration> = Vec::new();
+    let mut nd_round_samples: Vec<Duration> = Vec::new();
     'tools: for (ti, tool) in tools.iter().enumerate() {
         eprintln!("bench: {}", tool.label);
         let a = subst(&tool.args, &dev);
@@ -692,6 +702,15 @@ async fn run(args: &Args, work: &Path, phone: &PhoneHandle, adb: &PrivateAdbServ
             if Instant::now() > deadline {
                 budget_exhausted = true;
                 break 'tools;
+            }
+            if round >= args.warmup {
+                let (addr, serial) = (adb.socket_addr(), dev.clone());
+                if let Ok(Ok(st)) =
+                    tokio::task::spawn_blocking(move || adb_floor(addr, &serial, 1, 0)).await
+                {
+                    adb_samples.push(Duration::from_secs_f64(st.median_ms / 1e3));
+                }
+                nd_round_samples.push(call(&running[0], nd_name, &nd_args, timeout).await.elapsed);
             }
             let n = running.len();
             for j in 0..n {
@@ -734,6 +753,10 @@ async fn run(args: &Args, work: &Path, phone: &PhoneHandle, adb: &PrivateAdbServ
             }
         }
     }
+    let idle_adb_floor = floor.clone();
+    let idle_client_floor = client_floor.clone();
+    let floor = stats(&adb_samples).unwrap_or(floor);
+    let client_floor = stats(&nd_round_samples).or(client_floor);
     for c in cells.values_mut() {
         c.stats = stats(&c.samples);
         if c.device_round_trips.is_none() {
@@ -830,6 +853,8 @@ async fn run(args: &Args, work: &Path, phone: &PhoneHandle, adb: &PrivateAdbServ
         peer_error,
         adb_floor: floor,
         client_floor,
+        idle_adb_floor,
+        idle_client_floor,
         tools: tool_rows,
         cold_start: [Kind::Ours, Kind::PeerDefault, Kind::PeerLegacy]
             .into_iter()
@@ -930,8 +955,9 @@ fn markdown(r: &Report) -> String {
         s.push_str(&format!("Peer: {e}\n\n"));
     }
     s.push_str(&format!(
-        "Floor: bare `adb_client` `shell:true` round trip through the same adb server: median {} ms (min {}, max {}). \
-         Client round trip of a tool call that touches no device (ours, argument rejected): {} ms.\n\n",
+        "Floor (sampled in every measured round, between the servers' calls): bare `adb_client` `shell:true` round trip through the same adb server: median {} ms (min {}, max {}). \
+         Client round trip of a tool call that touches no device (ours, argument rejected): {} ms. \
+         Floor of a tool = client round trip + adb round trip × the tool's device round trips.\n\n",
         fmt_ms(Some(r.adb_floor.median_ms)),
         fmt_ms(Some(r.adb_floor.min_ms)),
         fmt_ms(Some(r.adb_floor.max_ms)),

@@ -68,6 +68,36 @@ fn bench(c: &mut Criterion) {
         b.iter(|| process(black_box(&raw), &opts).expect("process"))
     });
     g.finish();
+
+    // The stages, to see where the time goes.
+    let mut g = c.benchmark_group("screenshot_stage");
+    g.sample_size(20);
+    let decoded =
+        image::load_from_memory_with_format(&png.bytes, ImageFormat::Png).expect("decode");
+    g.throughput(Throughput::Bytes(png.bytes.len() as u64));
+    g.bench_function("decode_png", |b| {
+        b.iter(|| image::load_from_memory_with_format(black_box(&png.bytes), ImageFormat::Png))
+    });
+    g.throughput(Throughput::Bytes(raw.bytes.len() as u64));
+    g.bench_function("thumbnail_rgba_461x1024", |b| {
+        b.iter(|| black_box(&decoded).thumbnail_exact(461, 1024))
+    });
+    g.bench_function("resize_exact_triangle_461x1024", |b| {
+        b.iter(|| {
+            black_box(&decoded).resize_exact(461, 1024, image::imageops::FilterType::Triangle)
+        })
+    });
+    let small = decoded.thumbnail_exact(461, 1024).to_rgb8();
+    g.throughput(Throughput::Bytes(small.as_raw().len() as u64));
+    g.bench_function("jpeg_q75_461x1024", |b| {
+        b.iter(|| {
+            let mut out = Vec::new();
+            let enc = image::codecs::jpeg::JpegEncoder::new_with_quality(&mut out, 75);
+            black_box(&small).write_with_encoder(enc).expect("encode");
+            out
+        })
+    });
+    g.finish();
 }
 
 criterion_group!(benches, bench);

@@ -6,7 +6,7 @@
 
 use std::io::Cursor;
 
-use image::{DynamicImage, ImageFormat, RgbaImage, imageops::FilterType};
+use image::{DynamicImage, ImageBuffer, ImageFormat, RgbImage, Rgba, RgbaImage};
 
 use crate::error::{DeviceError, Result};
 use crate::types::{CaptureFormat, Screenshot};
@@ -132,13 +132,44 @@ pub fn process(capture: &Screenshot, opts: &ScreenshotOptions) -> Result<Process
     if opts.max_size == Some(0) {
         return Err(DeviceError::invalid("maxSize must be at least 1"));
     }
-    let img = decode(capture)?;
-    let (sw, sh) = (img.width(), img.height());
-    let (tw, th) = target_size(sw, sh, opts);
-    let img = if (tw, th) == (sw, sh) {
-        img
-    } else {
-        img.resize_exact(tw, th, FilterType::Triangle)
+    return_large_buffers_to_the_os();
+    let (img, (sw, sh), (tw, th)) = match capture.format {
+        // A raw frame is scaled straight from the capture's bytes: no 10 MB copy first.
+        CaptureFormat::Rgba8 { width, height }
+            if target_size(width, height, opts) != (width, height) =>
+        {
+            let need = width as usize * height as usize * 4;
+            let frame = capture
+                .bytes
+                .get(..need)
+                .and_then(|b| ImageBuffer::<Rgba<u8>, &[u8]>::from_raw(width, height, b))
+                .ok_or_else(|| {
+                    DeviceError::backend(format!(
+                        "the framebuffer is {} bytes, {width}x{height} RGBA needs {need}",
+                        capture.bytes.len()
+                    ))
+                })?;
+            let (tw, th) = target_size(width, height, opts);
+            let small = downscale_rgba_to_rgb(frame.as_raw(), width, height, tw, th)?;
+            (DynamicImage::ImageRgb8(small), (width, height), (tw, th))
+        }
+        _ => {
+            let img = decode(capture)?;
+            let (sw, sh) = (img.width(), img.height());
+            let (tw, th) = target_size(sw, sh, opts);
+            // Area averaging: each source pixel lands in exactly one target pixel. For the
+            // 2-3x reductions of phone screenshots it looks like a box filter, needs no float
+            // intermediate (`resize_exact` kept one of 16 bytes per pixel of a 1080-wide frame)
+            // and is several times faster (crates/device/benches/screenshot.rs, stage rows).
+            let img = if (tw, th) == (sw, sh) {
+                img
+            } else if let DynamicImage::ImageRgba8(frame) = &img {
+                DynamicImage::ImageRgb8(downscale_rgba_to_rgb(frame.as_raw(), sw, sh, tw, th)?)
+            } else {
+                img.thumbnail_exact(tw, th)
+            };
+            (img, (sw, sh), (tw, th))
+        }
     };
     let mut out = Cursor::new(Vec::with_capacity((tw * th) as usize / 4));
     let mime_type = match opts.format {
@@ -163,6 +194,67 @@ pub fn process(capture: &Screenshot, opts: &ScreenshotOptions) -> Result<Process
         source_width: sw,
         source_height: sh,
     })
+}
+
+/// Area-averaging downscale of tightly packed RGBA8 rows to RGB8 (alpha dropped: screenshots
+/// are opaque and JPEG has no alpha). Target pixel (x, y) is the mean of the source block
+/// `[x·sw/tw, (x+1)·sw/tw) × [y·sh/th, (y+1)·sh/th)`: every source pixel counts exactly once,
+/// like a box filter, in integer arithmetic over sequential rows. This one pass replaces
+/// `thumbnail` + `to_rgb8` (a generic per-pixel walk plus a copy) on the hot path.
+/// Requires `0 < tw <= sw`, `0 < th <= sh` and `src.len() >= sw * sh * 4`.
+fn downscale_rgba_to_rgb(src: &[u8], sw: u32, sh: u32, tw: u32, th: u32) -> Result<RgbImage> {
+    let (sw, sh, tw, th) = (sw as usize, sh as usize, tw as usize, th as usize);
+    // Source column where each target column starts (and the end of the last).
+    let xs: Vec<usize> = (0..=tw).map(|x| x * sw / tw).collect();
+    let mut out = vec![0u8; tw * th * 3];
+    let mut acc = vec![0u32; tw * 3];
+    for ty in 0..th {
+        let (y0, y1) = (ty * sh / th, (ty + 1) * sh / th);
+        acc.iter_mut().for_each(|a| *a = 0);
+        for row in src[y0 * sw * 4..y1 * sw * 4].chunks_exact(sw * 4) {
+            for (tx, a) in acc.chunks_exact_mut(3).enumerate() {
+                for p in row[xs[tx] * 4..xs[tx + 1] * 4].chunks_exact(4) {
+                    a[0] += u32::from(p[0]);
+                    a[1] += u32::from(p[1]);
+                    a[2] += u32::from(p[2]);
+                }
+            }
+        }
+        let rows = (y1 - y0) as u32;
+        let dst = &mut out[ty * tw * 3..(ty + 1) * tw * 3];
+        for (tx, (a, d)) in acc.chunks_exact(3).zip(dst.chunks_exact_mut(3)).enumerate() {
+            let n = rows * (xs[tx + 1] - xs[tx]) as u32;
+            for c in 0..3 {
+                d[c] = ((a[c] + n / 2) / n) as u8;
+            }
+        }
+    }
+    RgbImage::from_raw(tw as u32, th as u32, out)
+        .ok_or_else(|| DeviceError::backend("the scaled image has the wrong size"))
+}
+
+/// A decoded phone frame is about 10 MB (1080×2400 RGBA). glibc's malloc raises its mmap
+/// threshold to the size of the first such buffer freed, after which these buffers come from
+/// per-thread arenas that keep the pages: with screenshots decoded on rotating blocking
+/// threads, the server's RSS grew to about 100 MiB (measured by `scripts/bench.sh`). A fixed
+/// threshold keeps every buffer of 1 MiB or more in its own mapping, returned on free.
+/// Process-wide, set once; the binary may set it earlier itself (then this changes nothing
+/// it did not already choose: the value is the same).
+fn return_large_buffers_to_the_os() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    {
+        static ONCE: std::sync::Once = std::sync::Once::new();
+        ONCE.call_once(|| {
+            const M_MMAP_THRESHOLD: std::ffi::c_int = -3;
+            unsafe extern "C" {
+                fn mallopt(param: std::ffi::c_int, value: std::ffi::c_int) -> std::ffi::c_int;
+            }
+            // SAFETY: mallopt only changes an allocator tuning parameter; valid at any time.
+            unsafe {
+                mallopt(M_MMAP_THRESHOLD, 1 << 20);
+            }
+        });
+    }
 }
 
 #[cfg(test)]
@@ -194,6 +286,26 @@ mod tests {
             p.coordinate_mapping((1080, 2400)),
             "Screenshot is 461x1024. Screen coordinates are 1080x2400. To tap something you see in this screenshot, multiply its x by 2.343 and y by 2.344."
         );
+    }
+
+    #[test]
+    fn downscale_averages_blocks_and_drops_alpha() {
+        // 4x2 -> 2x1: each target pixel is the mean of a 2x2 block.
+        let mut src = Vec::new();
+        for y in 0..2u8 {
+            for x in 0..4u8 {
+                src.extend_from_slice(&[x * 10 + y, 100, if x < 2 { 0 } else { 255 }, 7]);
+            }
+        }
+        let out = downscale_rgba_to_rgb(&src, 4, 2, 2, 1).unwrap();
+        assert_eq!(out.dimensions(), (2, 1));
+        // Means: R (0+10+1+11)/4 = 5.5 -> 6, (20+30+21+31)/4 = 25.5 -> 26.
+        assert_eq!(out.as_raw(), &vec![6, 100, 0, 26, 100, 255]);
+        // Uneven blocks (1080 -> 461 columns) still cover every source pixel once: a flat
+        // frame stays flat.
+        let flat = vec![200u8; 1080 * 24 * 4];
+        let out = downscale_rgba_to_rgb(&flat, 1080, 24, 461, 10).unwrap();
+        assert!(out.as_raw().iter().all(|&v| v == 200));
     }
 
     #[test]
