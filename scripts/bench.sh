@@ -109,8 +109,7 @@ fi
 {
   [ -n "$PEER_NOTE" ] && printf '\nPeer not measured: %s.\n' "$PEER_NOTE"
   size=$(stat -c %s "$OURS")
-  printf '\nRelease binary `target/release/mobile-mcp`: %s bytes (%.1f MB), stripped by the release profile.\n' \
-    "$size" "$(echo "$size / 1000000" | bc -l)"
+  awk -v s="$size" 'BEGIN { printf "\nRelease binary `target/release/mobile-mcp`: %d bytes (%.2f MB, %.2f MiB), stripped by the release profile.\n", s, s / 1e6, s / 1048576 }'
 } >> "$OUT/latest.md"
 
 if [ "$CRITERION" = 1 ]; then
