@@ -132,7 +132,6 @@ pub fn process(capture: &Screenshot, opts: &ScreenshotOptions) -> Result<Process
     if opts.max_size == Some(0) {
         return Err(DeviceError::invalid("maxSize must be at least 1"));
     }
-    return_large_buffers_to_the_os();
     let (img, (sw, sh), (tw, th)) = match capture.format {
         // A raw frame is scaled straight from the capture's bytes: no 10 MB copy first.
         CaptureFormat::Rgba8 { width, height }
@@ -231,30 +230,6 @@ fn downscale_rgba_to_rgb(src: &[u8], sw: u32, sh: u32, tw: u32, th: u32) -> Resu
     }
     RgbImage::from_raw(tw as u32, th as u32, out)
         .ok_or_else(|| DeviceError::backend("the scaled image has the wrong size"))
-}
-
-/// A decoded phone frame is about 10 MB (1080×2400 RGBA). glibc's malloc raises its mmap
-/// threshold to the size of the first such buffer freed, after which these buffers come from
-/// per-thread arenas that keep the pages: with screenshots decoded on rotating blocking
-/// threads, the server's RSS grew to about 100 MiB (measured by `scripts/bench.sh`). A fixed
-/// threshold keeps every buffer of 1 MiB or more in its own mapping, returned on free.
-/// Process-wide, set once; the binary may set it earlier itself (then this changes nothing
-/// it did not already choose: the value is the same).
-fn return_large_buffers_to_the_os() {
-    #[cfg(all(target_os = "linux", target_env = "gnu"))]
-    {
-        static ONCE: std::sync::Once = std::sync::Once::new();
-        ONCE.call_once(|| {
-            const M_MMAP_THRESHOLD: std::ffi::c_int = -3;
-            unsafe extern "C" {
-                fn mallopt(param: std::ffi::c_int, value: std::ffi::c_int) -> std::ffi::c_int;
-            }
-            // SAFETY: mallopt only changes an allocator tuning parameter; valid at any time.
-            unsafe {
-                mallopt(M_MMAP_THRESHOLD, 1 << 20);
-            }
-        });
-    }
 }
 
 #[cfg(test)]
