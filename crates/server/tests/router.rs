@@ -578,7 +578,7 @@ async fn bad_input_is_a_clear_error_and_reaches_no_device() {
         (
             "mobile_click_on_screen_at_coordinates",
             json!({"device": "double-1", "ref": "@e99"}),
-            "No element @e99",
+            "No element \"@e99\"",
         ),
         (
             "mobile_save_screenshot",
