@@ -58,13 +58,20 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
-echo "bench: building (release)" >&2
+# Measurements use release builds; the --quick smoke run only checks that the harness
+# works, so it uses the debug build the test suite already made.
+if [ "$QUICK" = 1 ]; then PROFILE=debug; PROFILE_FLAG=(); else PROFILE=release; PROFILE_FLAG=(--release); fi
+echo "bench: building ($PROFILE)" >&2
 # Two invocations, not one: building them together would unify rmcp's features (client +
 # server) and measure a different server binary from the one users build.
-{ timeout 1800 cargo build --release --quiet -p mobile-mcp && timeout 1800 cargo build --release --quiet -p mobile-mcp-bench; } \
-  || { echo "bench: build failed" >&2; exit 1; }
-OURS=$ROOT/target/release/mobile-mcp
-BENCH=$ROOT/target/release/mobile-mcp-bench
+if [ "$QUICK" = 1 ] && [ -n "${MOBILE_MCP_BIN:-}" ]; then
+  OURS=$MOBILE_MCP_BIN
+else
+  timeout 1800 cargo build "${PROFILE_FLAG[@]}" --quiet -p mobile-mcp || { echo "bench: build failed" >&2; exit 1; }
+  OURS=$ROOT/target/$PROFILE/mobile-mcp
+fi
+timeout 1800 cargo build "${PROFILE_FLAG[@]}" --quiet -p mobile-mcp-bench || { echo "bench: build failed" >&2; exit 1; }
+BENCH=$ROOT/target/$PROFILE/mobile-mcp-bench
 
 # The peer, installed once.
 PEER_ARGS=()
@@ -109,7 +116,7 @@ fi
 {
   [ -n "$PEER_NOTE" ] && printf '\nPeer not measured: %s.\n' "$PEER_NOTE"
   size=$(stat -c %s "$OURS")
-  awk -v s="$size" 'BEGIN { printf "\nRelease binary `target/release/mobile-mcp`: %d bytes (%.2f MB, %.2f MiB), stripped by the release profile.\n", s, s / 1e6, s / 1048576 }'
+  awk -v s="$size" -v p="$OURS" 'BEGIN { printf "\nServer binary `%s`: %d bytes (%.2f MB, %.2f MiB).\n", p, s, s / 1e6, s / 1048576 }'
 } >> "$OUT/latest.md"
 
 if [ "$CRITERION" = 1 ]; then

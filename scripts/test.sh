@@ -30,6 +30,10 @@ fi
 # Doc tests (nextest does not run them).
 cargo test --workspace --locked --doc
 
+# The test build above made target/debug/mobile-mcp; the runners below use it rather than
+# rebuilding it with another feature set.
+export MOBILE_MCP_BIN=$PWD/target/debug/mobile-mcp
+
 echo "== interop: Python SDK, TypeScript SDK, MCP Inspector CLI, qwen-code (stdio and HTTP)"
 scripts/interop.sh
 

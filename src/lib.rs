@@ -21,12 +21,57 @@ pub fn target_dir() -> PathBuf {
 
 static BUILT: Mutex<Vec<String>> = Mutex::new(Vec::new());
 
-/// Path of binary `bin` of workspace package `package`, built (once per test process)
-/// with `cargo build` so a test never runs a stale binary.
+/// The newest modification time of the workspace's sources (crate sources, manifests and
+/// the lock file).
+fn newest_source() -> Option<std::time::SystemTime> {
+    fn walk(dir: &std::path::Path, newest: &mut Option<std::time::SystemTime>) {
+        let Ok(entries) = std::fs::read_dir(dir) else {
+            return;
+        };
+        for e in entries.flatten() {
+            let path = e.path();
+            let Ok(meta) = e.metadata() else { continue };
+            if meta.is_dir() {
+                if path.file_name().is_some_and(|n| n != "target") {
+                    walk(&path, newest);
+                }
+            } else if let Ok(m) = meta.modified()
+                && newest.is_none_or(|n| m > n)
+            {
+                *newest = Some(m);
+            }
+        }
+    }
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut newest = None;
+    walk(&root.join("crates"), &mut newest);
+    for f in ["Cargo.toml", "Cargo.lock"] {
+        if let Ok(m) = std::fs::metadata(root.join(f)).and_then(|m| m.modified())
+            && newest.is_none_or(|n| m > n)
+        {
+            newest = Some(m);
+        }
+    }
+    newest
+}
+
+/// Path of binary `bin` of workspace package `package`. A binary newer than every source
+/// file is used as it is (the workspace test build made it, with the workspace's feature
+/// set); otherwise it is built first, once per test process, so a test never runs a stale
+/// binary after an edit.
 pub fn cargo_bin(package: &str, bin: &str) -> PathBuf {
+    let path = target_dir().join(bin);
     let key = format!("{package}/{bin}");
     let mut built = BUILT.lock().unwrap_or_else(|p| p.into_inner());
-    if !built.contains(&key) {
+    if built.contains(&key) {
+        return path;
+    }
+    let fresh = std::fs::metadata(&path)
+        .and_then(|m| m.modified())
+        .ok()
+        .zip(newest_source())
+        .is_some_and(|(b, s)| b >= s);
+    if !fresh {
         let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_string());
         let mut cmd = Command::new(cargo);
         cmd.args(["build", "--quiet", "-p", package, "--bin", bin]);
@@ -37,13 +82,10 @@ pub fn cargo_bin(package: &str, bin: &str) -> PathBuf {
             .current_dir(env!("CARGO_MANIFEST_DIR"))
             .status()
             .expect("run cargo build");
-        assert!(
-            status.success(),
-            "cargo build -p {package} --bin {bin} failed"
-        );
-        built.push(key);
+        assert!(status.success(), "cargo build -p {package} --bin {bin} failed");
     }
-    target_dir().join(bin)
+    built.push(key);
+    path
 }
 
 /// A running `mobile-mcp` child driven by rmcp's client over stdio.
