@@ -288,6 +288,9 @@ async fn hostile_strings_never_reach_the_shell_unquoted() {
         let Rig { mcp, phone, serial, _adb } = rig(&[]).await;
         let dev = json!(serial);
         let long = "x".repeat(10_000);
+        let local_file = std::env::temp_dir().join(format!("mm-hostile-{}.txt", std::process::id()));
+        std::fs::write(&local_file, b"payload").unwrap();
+        let local_file = local_file.display().to_string();
         let hostile: Vec<String> = vec![
             "a;reboot".into(),
             "a && reboot".into(),
@@ -313,12 +316,24 @@ async fn hostile_strings_never_reach_the_shell_unquoted() {
             ("mobile_get_crash", "id", json!({})),
             ("mobile_adb_pull", "remote_path", json!({"local_path": std::env::temp_dir().join("mm-hostile.bin").display().to_string()})),
             ("mobile_clipboard", "text", json!({})),
+            ("mobile_adb_push", "remote_path", json!({"local_path": local_file.clone()})),
+            ("mobile_get_device_logs", "filter", json!({})),
+            ("mobile_list_apps", "device", json!({})),
+            ("mobile_ui_dump", "output_path", json!({})),
+            ("mobile_save_screenshot", "saveTo", json!({})),
+            ("mobile_swipe_on_screen", "direction", json!({})),
+            ("mobile_click_on_screen_at_coordinates", "ref", json!({})),
+            ("mobile_batch_commands", "steps", json!({})),
         ];
         for (tool, param, base) in &targets {
             for h in &hostile {
                 let mut args = base.clone();
                 args["device"] = dev.clone();
-                args[*param] = json!(h);
+                args[*param] = match *param {
+                    "filter" => json!([format!("tag={h}")]),
+                    "steps" => json!([{"name": h, "arguments": {}}]),
+                    _ => json!(h),
+                };
                 let r = mcp.call(tool, args).await;
                 let t = text_of(&r);
                 assert!(!t.is_empty(), "{tool}.{param}: empty answer");

@@ -102,21 +102,23 @@ impl ProgressForwarder {
     }
 }
 
-/// Longest error text a tool returns; a backend message that echoes a huge argument is
-/// cut here, once, rather than in every backend.
+/// Longest error text a tool returns; a message that echoes a huge argument is cut in
+/// `dispatch`, once, rather than in every backend.
 const MAX_ERROR_CHARS: usize = 1500;
 
 fn finish(o: Outcome) -> CallToolResult {
     match o {
         Ok(r) => r,
-        Err(Failure(mut msg)) => {
-            let n = msg.chars().count();
-            if n > MAX_ERROR_CHARS {
-                let cut: String = msg.chars().take(MAX_ERROR_CHARS).collect();
-                msg = format!("{cut}…{} more", n - MAX_ERROR_CHARS);
-            }
-            CallToolResult::error(vec![ContentBlock::text(msg)])
-        }
+        Err(Failure(msg)) => CallToolResult::error(vec![ContentBlock::text(msg)]),
+    }
+}
+
+/// Cuts an error text to [`MAX_ERROR_CHARS`] with a `…N more` marker.
+fn bounded_error(msg: &mut String) {
+    let n = msg.chars().count();
+    if n > MAX_ERROR_CHARS {
+        let cut: String = msg.chars().take(MAX_ERROR_CHARS).collect();
+        *msg = format!("{cut}…{} more", n - MAX_ERROR_CHARS);
     }
 }
 
@@ -332,12 +334,17 @@ impl MobileServer {
         if let CallToolResponse::Complete(r) = &mut resp
             && r.is_error == Some(true)
             && let Some(ContentBlock::Text(t)) = r.content.first_mut()
-            && let Some(rest) = t.text.strip_prefix("failed to deserialize parameters: ")
         {
-            t.text = format!(
-                "Invalid arguments: {rest}.{}",
-                self.invalid_arguments_hint(&name)
-            );
+            // serde's messages echo the offending value, which may be huge.
+            if let Some(rest) = t.text.strip_prefix("failed to deserialize parameters: ") {
+                let mut rest = rest.to_string();
+                bounded_error(&mut rest);
+                t.text = format!(
+                    "Invalid arguments: {rest}.{}",
+                    self.invalid_arguments_hint(&name)
+                );
+            }
+            bounded_error(&mut t.text);
         }
         Ok(resp)
     }
