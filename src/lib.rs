@@ -82,7 +82,10 @@ pub fn cargo_bin(package: &str, bin: &str) -> PathBuf {
             .current_dir(env!("CARGO_MANIFEST_DIR"))
             .status()
             .expect("run cargo build");
-        assert!(status.success(), "cargo build -p {package} --bin {bin} failed");
+        assert!(
+            status.success(),
+            "cargo build -p {package} --bin {bin} failed"
+        );
     }
     built.push(key);
     path
