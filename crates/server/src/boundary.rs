@@ -159,20 +159,35 @@ pub enum FilterTransportError<E: std::error::Error + 'static> {
 
 /// A transport wrapper that applies the [`Boundary`] to every message in both
 /// directions (used for stdio, where rmcp hands us typed messages).
-pub struct FilteringTransport<T> {
+pub struct FilteringTransport<T: Transport<RoleServer>> {
     inner: T,
     boundary: Boundary,
+    /// A reply the boundary itself owes the client. rmcp polls `receive` inside a
+    /// `select!` and drops it when another branch fires, so the reply is kept here, not in
+    /// the `receive` future, and finished by the next `receive`: it is never lost.
+    pending: Option<PendingSend<T::Error>>,
 }
 
-impl<T> FilteringTransport<T> {
+type PendingSend<E> = std::pin::Pin<Box<dyn Future<Output = Result<(), E>> + Send>>;
+
+impl<T: Transport<RoleServer>> FilteringTransport<T> {
     pub fn new(inner: T, boundary: Boundary) -> Self {
-        FilteringTransport { inner, boundary }
+        FilteringTransport {
+            inner,
+            boundary,
+            pending: None,
+        }
+    }
+
+    fn owe(&mut self, reply: TxJsonRpcMessage<RoleServer>) {
+        self.pending = Some(Box::pin(self.inner.send(reply)));
     }
 }
 
 impl<T> Transport<RoleServer> for FilteringTransport<T>
 where
     T: Transport<RoleServer>,
+    T::Error: Send,
 {
     type Error = FilterTransportError<T::Error>;
 
@@ -198,6 +213,13 @@ where
 
     async fn receive(&mut self) -> Option<RxJsonRpcMessage<RoleServer>> {
         loop {
+            if let Some(pending) = self.pending.as_mut() {
+                let sent = pending.await;
+                self.pending = None;
+                if sent.is_err() {
+                    return None;
+                }
+            }
             let msg = self.inner.receive().await?;
             let value = match serde_json::to_value(&msg) {
                 Ok(v) => v,
@@ -215,17 +237,13 @@ where
                         if let Some(reply) =
                             error_for(&msg, &format!("the decoded message is invalid: {e}"))
                         {
-                            let _ = self.inner.send(reply).await;
+                            self.owe(reply);
                         }
                     }
                 },
                 Inbound::Reply(r) => {
                     match serde_json::from_value::<TxJsonRpcMessage<RoleServer>>(r) {
-                        Ok(reply) => {
-                            if self.inner.send(reply).await.is_err() {
-                                return None;
-                            }
-                        }
+                        Ok(reply) => self.owe(reply),
                         Err(e) => {
                             tracing::warn!(error = %e, "could not build a filter error reply")
                         }
