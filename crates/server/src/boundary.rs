@@ -16,7 +16,6 @@
 //! neither adapter is installed, so the bytes on the wire are the unfiltered server's.
 
 use std::future::Future;
-use std::sync::Arc;
 
 use mcp_payload_filter::{DecodeError, Filter};
 use rmcp::RoleServer;
@@ -276,9 +275,6 @@ fn error_for(
         Some(r.id.clone()),
     ))
 }
-
-/// Shared handle for adapters that need the boundary behind an `Arc`.
-pub type SharedBoundary = Arc<Boundary>;
 
 #[cfg(test)]
 mod tests {
