@@ -48,57 +48,8 @@ fn has_lowercase_token(text: &str) -> bool {
     })
 }
 
-const ASCII: [&str; 22] = [
-    "qwen",
-    "dashscope",
-    "alibaba",
-    "aliyun",
-    "aliyuncs",
-    "alicloud",
-    "tongyi",
-    "qianwen",
-    "antgroup",
-    "bailian",
-    "modelscope",
-    "damo",
-    "lingma",
-    "wanx",
-    "alipay",
-    "antfin",
-    "yuque",
-    "dingtalk",
-    "taobao",
-    "tmall",
-    "qoder",
-    "maxcompute",
-];
-const CHINESE: [&str; 14] = [
-    "通义",
-    "千问",
-    "阿里",
-    "百炼",
-    "魔搭",
-    "达摩",
-    "灵码",
-    "万相",
-    "支付宝",
-    "蚂蚁",
-    "语雀",
-    "钉钉",
-    "淘宝",
-    "天猫",
-];
-const PAIRS: [(&str, &str); 9] = [
-    ("q", "wen"),
-    ("dash", "scope"),
-    ("ali", "baba"),
-    ("ali", "yun"),
-    ("ali", "yuncs"),
-    ("ali", "cloud"),
-    ("tong", "yi"),
-    ("qian", "wen"),
-    ("ant", "group"),
-];
+mod common;
+use common::{ASCII, CHINESE, PAIRS};
 
 // §7.1 — filter_opt_in_requires_exact_one
 #[test]
