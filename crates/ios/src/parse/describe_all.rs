@@ -261,6 +261,93 @@ mod tests {
     }
 
     #[test]
+    fn flat_home_screen_capture() {
+        let roots = parse_describe_all(&fixture("describe-all-flat-homescreen.json")).unwrap();
+        assert_eq!(roots.len(), 7);
+        assert!(roots.iter().all(|r| r.children.is_empty()));
+        assert_eq!(application_frame(&roots), Some((430.0, 932.0)));
+        assert_eq!(
+            application_label(&roots),
+            None,
+            "SpringBoard's label is a lone space"
+        );
+        // A widget and an icon share the id "Calendar": ids are not unique on screen.
+        let calendars: Vec<_> = roots
+            .iter()
+            .filter(|n| n.unique_id.as_deref() == Some("Calendar"))
+            .collect();
+        assert_eq!(calendars.len(), 2);
+        assert_eq!(calendars[0].value.as_deref(), Some("Widget, Stack"));
+        assert_eq!(calendars[1].value.as_deref(), Some("Friday, May 16"));
+        // serde_json (without `float_roundtrip`) may land one ulp off; compare loosely.
+        let (x, y, w, h) = calendars[1].frame;
+        assert!((x - 30.666666666666686).abs() < 1e-9 && (h - 90.666_666_666_666_69).abs() < 1e-9);
+        assert_eq!((y, w), (294.0, 72.0));
+        let els = to_elements(&roots);
+        assert_eq!(els.len(), 7);
+        assert_eq!(els[0].element_type, "Application");
+        assert_eq!(els[0].label, None);
+        let photos = &els[4];
+        assert_eq!(photos.identifier.as_deref(), Some("Photos"));
+        assert_eq!(photos.value, None, "an empty AXValue is no value");
+        assert!(photos.states.clickable && photos.states.enabled);
+        assert_eq!(
+            els[5].rect,
+            Rect {
+                x: 329,
+                y: 400,
+                width: 68,
+                height: 91
+            }
+        );
+        let search = &els[6];
+        assert_eq!(search.element_type, "Slider");
+        assert_eq!(search.identifier.as_deref(), Some("spotlight-pill"));
+        assert_eq!(search.label.as_deref(), Some("Search"));
+        assert_eq!(search.value.as_deref(), Some("Page 1 of 2"));
+        assert_eq!(search.rect.y, 757);
+    }
+
+    #[test]
+    fn nested_axe_capture_with_pid_traits_and_null_label() {
+        let roots = parse_describe_all(&fixture("describe-all-nested-axe-contacts.json")).unwrap();
+        assert_eq!(roots.len(), 1);
+        let app = &roots[0];
+        assert_eq!(app.kind.as_deref(), Some("Application"));
+        assert_eq!(app.pid, Some(81282));
+        assert_eq!(application_label(&roots), Some("Contacts"));
+        assert_eq!(application_frame(&roots), Some((402.0, 874.0)));
+        let field = &app.children[0];
+        assert_eq!(field.kind.as_deref(), Some("TextField"));
+        assert_eq!(field.label, None);
+        assert_eq!(field.value.as_deref(), Some("Search"));
+        assert_eq!(field.children.len(), 2);
+        // Fractional points, as printed in both `frame` and `AXFrame`.
+        let (x, y, w, h) = field.children[0].frame;
+        assert!((x - 360.6666666666667).abs() < 1e-9 && (y - 160.33333333333334).abs() < 1e-9);
+        assert!((w - 17.333333333333314).abs() < 1e-9 && h == 22.0);
+        let els = to_elements(&roots);
+        let kinds: Vec<_> = els.iter().map(|e| e.element_type.as_str()).collect();
+        assert_eq!(kinds, ["Application", "TextField", "Button", "Image"]);
+        let refs: Vec<_> = els.iter().map(|e| e.reference.as_str()).collect();
+        assert_eq!(refs, ["@e1", "@e2", "@e3", "@e4"]);
+        assert!(els[1].states.clickable);
+        assert_eq!(els[2].identifier.as_deref(), Some("Dictate"));
+        assert_eq!(
+            els[2].rect,
+            Rect {
+                x: 361,
+                y: 160,
+                width: 17,
+                height: 22
+            }
+        );
+        assert_eq!(els[3].identifier.as_deref(), Some("magnifyingglass"));
+        assert!(!els[3].states.clickable);
+        assert!(!is_placeholder_tree(&roots));
+    }
+
+    #[test]
     fn placeholder_after_launch_and_bare_forms() {
         let roots = parse_describe_all(&fixture("describe-all-empty-after-launch.json")).unwrap();
         assert!(is_placeholder_tree(&roots));

@@ -33,11 +33,14 @@ impl SimDevice {
         self.state == "Booted"
     }
 
-    /// The device type's short name (`iPhone 16 Pro`), from its identifier.
+    /// The device type's short name (`iPhone 16 Pro`), from its identifier. Older
+    /// identifiers stand in for parentheses with extra dashes
+    /// (`iPhone-SE--2nd-generation-`), so runs of dashes collapse to one space.
     pub fn model(&self) -> Option<String> {
         let t = self.device_type.as_deref()?;
         let short = t.rsplit('.').next().unwrap_or(t);
-        Some(short.replace('-', " "))
+        let words: Vec<&str> = short.split('-').filter(|w| !w.is_empty()).collect();
+        (!words.is_empty()).then(|| words.join(" "))
     }
 }
 
@@ -205,6 +208,129 @@ mod tests {
         assert_eq!(
             d[0].availability_error.as_deref(),
             Some("runtime profile not found")
+        );
+    }
+
+    #[test]
+    fn xcode12_capture_tvos_watchos_and_a_booted_unavailable_device() {
+        let d = parse_list_devices(&fixture("list-devices-xcode12-device-finder.json")).unwrap();
+        assert_eq!(d.len(), 5);
+        let booted: Vec<_> = d.iter().filter(|d| d.is_booted()).collect();
+        assert_eq!(booted.len(), 1);
+        let max = booted[0];
+        assert_eq!(max.udid, "84623E6D-95DE-4325-ACBE-4FEE27DC1186");
+        assert_eq!(max.name, "iPhone 12 Pro Max");
+        assert_eq!(
+            (max.os.as_deref(), max.version.as_deref()),
+            (Some("iOS"), Some("14.1"))
+        );
+        // As captured: booted while its runtime profile is gone. The flag is kept as
+        // printed rather than inferred from the state.
+        assert!(!max.available);
+        assert_eq!(
+            max.availability_error.as_deref(),
+            Some("runtime profile not found")
+        );
+        assert_eq!(max.model().as_deref(), Some("iPhone 12 Pro Max"));
+        let watch = d
+            .iter()
+            .find(|d| d.os.as_deref() == Some("watchOS"))
+            .unwrap();
+        assert_eq!(watch.version.as_deref(), Some("6.1"));
+        assert_eq!(watch.name, "Apple Watch Series 4 - 40mm");
+        let tv: Vec<_> = d
+            .iter()
+            .filter(|d| d.os.as_deref() == Some("tvOS"))
+            .collect();
+        assert_eq!(tv.len(), 2);
+        let tv145 = tv
+            .iter()
+            .find(|d| d.version.as_deref() == Some("14.5"))
+            .unwrap();
+        assert!(tv145.available);
+        assert_eq!(tv145.availability_error, None);
+        assert_eq!(tv145.udid, "1C84DE30-2A41-4C49-A711-723F8D18F686");
+    }
+
+    #[test]
+    fn xcode15_capture_sizes_and_old_device_type_spelling() {
+        let d = parse_list_devices(&fixture("list-devices-xcode15-findsimulator.json")).unwrap();
+        assert_eq!(d.len(), 5);
+        assert!(
+            d.iter()
+                .all(|d| d.available && d.availability_error.is_none())
+        );
+        let booted = d.iter().find(|d| d.is_booted()).unwrap();
+        assert_eq!(booted.udid, "D2E4C979-FFEA-4236-9F57-64C3209975A0");
+        assert_eq!(booted.name, "iPhone 15 Pro");
+        assert_eq!(booted.version.as_deref(), Some("17.5"));
+        // Runtime order depends on serde_json's `preserve_order` feature; sort.
+        let mut versions: Vec<_> = d.iter().filter_map(|d| d.version.as_deref()).collect();
+        versions.sort_unstable();
+        assert_eq!(versions, ["15.5", "17.4", "17.4", "17.5", "17.5"]);
+        let ipod = d.iter().find(|d| d.name.starts_with("iPod")).unwrap();
+        assert_eq!(
+            ipod.device_type.as_deref(),
+            Some("com.apple.CoreSimulator.SimDeviceType.iPod-touch--7th-generation-")
+        );
+        assert_eq!(ipod.model().as_deref(), Some("iPod touch 7th generation"));
+        let ipad = d.iter().find(|d| d.name.starts_with("iPad")).unwrap();
+        assert_eq!(ipad.model().as_deref(), Some("iPad Pro 13 inch M4 8GB"));
+    }
+
+    #[test]
+    fn xcode26_capture_with_tabs_escaped_slashes_and_availability_error() {
+        let d = parse_list_devices(&fixture("list-devices-xcode26-macios.json")).unwrap();
+        assert_eq!(d.len(), 5);
+        assert!(d.iter().all(|d| d.state == "Shutdown"));
+        let tv = d.iter().find(|d| d.os.as_deref() == Some("tvOS")).unwrap();
+        assert_eq!(tv.udid, "60ED31BD-80CE-420A-B0CB-756D2CD38201");
+        assert_eq!(tv.name, "Apple TV - tvOS 26.1");
+        assert_eq!(tv.version.as_deref(), Some("26.1"));
+        let gone = d.iter().find(|d| !d.available).unwrap();
+        assert_eq!(gone.udid, "D4D95709-144A-4CAA-8469-89566EC1C935");
+        assert_eq!(gone.version.as_deref(), Some("26.0"));
+        assert_eq!(
+            gone.availability_error.as_deref(),
+            Some("runtime profile not found using \"System\" match policy")
+        );
+        let ios261: Vec<_> = d
+            .iter()
+            .filter(|d| d.runtime == "com.apple.CoreSimulator.SimRuntime.iOS-26-1")
+            .map(|d| d.name.as_str())
+            .collect();
+        assert_eq!(
+            ios261,
+            [
+                "iPhone 11 - iOS 26.1",
+                "iPad Pro 13-inch (M5)",
+                "iPad Pro 11-inch (M5)"
+            ]
+        );
+    }
+
+    #[test]
+    fn device_type_names_collapse_dash_runs() {
+        let with = |t: &str| SimDevice {
+            udid: "U".into(),
+            name: "N".into(),
+            runtime: String::new(),
+            os: None,
+            version: None,
+            state: "Shutdown".into(),
+            available: true,
+            availability_error: None,
+            device_type: Some(t.into()),
+        };
+        assert_eq!(
+            with("com.apple.CoreSimulator.SimDeviceType.iPad-Pro--12-9-inch---4th-generation-")
+                .model()
+                .as_deref(),
+            Some("iPad Pro 12 9 inch 4th generation")
+        );
+        assert_eq!(
+            with("com.apple.CoreSimulator.SimDeviceType.---").model(),
+            None
         );
     }
 

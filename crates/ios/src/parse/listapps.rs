@@ -132,6 +132,31 @@ mod tests {
     }
 
     #[test]
+    fn appledev_capture_tab_indented_verbatim() {
+        let apps = parse_listapps(&fixture("listapps-ios18-appledev.txt")).unwrap();
+        assert_eq!(apps.len(), 2);
+        let bridge = &apps[0];
+        assert_eq!(bridge.bundle_id, "com.apple.Bridge");
+        assert_eq!(bridge.display_name.as_deref(), Some("Watch"));
+        assert_eq!(bridge.bundle_name.as_deref(), Some("Watch"));
+        assert_eq!(bridge.kind, AppKind::System);
+        assert_eq!(bridge.version.as_deref(), Some("1.0"));
+        assert!(!bridge.hidden, "watch-companion is not hidden");
+        assert_eq!(
+            bridge.path.as_deref(),
+            Some(
+                "/Library/Developer/CoreSimulator/Volumes/iOS_22E238/Library/Developer/CoreSimulator/Profiles/Runtimes/iOS 18.4.simruntime/Contents/Resources/RuntimeRoot/Applications/Bridge.app"
+            ),
+            "Path is a plain path with a space, not percent-encoded like Bundle"
+        );
+        let web = &apps[1];
+        assert_eq!(web.bundle_id, "com.apple.webapp");
+        assert_eq!(web.name(), "Web");
+        assert_eq!(web.version.as_deref(), Some("8621.1.15.10.7"));
+        assert!(!web.hidden, "an empty SBAppTags array");
+    }
+
+    #[test]
     fn quotes_cjk_hidden_and_fallback_names() {
         let apps = parse_listapps(&fixture("listapps-quotes-cjk.txt")).unwrap();
         let by = |id: &str| apps.iter().find(|a| a.bundle_id == id).unwrap();

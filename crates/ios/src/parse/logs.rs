@@ -67,4 +67,35 @@ mod tests {
         assert_eq!(logs[2].tag.as_deref(), Some("Qwen"));
         assert_eq!(parse_log_line("Filtering the log data using \"x\""), None);
     }
+
+    #[test]
+    fn real_ndjson_line() {
+        let p = format!(
+            "{}/../../fixtures/ios/log-show-ndjson-macos-line.txt",
+            env!("CARGO_MANIFEST_DIR")
+        );
+        let text = std::fs::read_to_string(p).unwrap();
+        let logs = parse_log_ndjson(&text);
+        assert_eq!(logs.len(), 1);
+        let e = &logs[0];
+        assert_eq!(
+            e.message,
+            "Volume update from PID = 8484 Control ID = 262 Scalar volume 0.488189 -> 0.427210 Element = 0"
+        );
+        assert_eq!(e.process.as_deref(), Some("coreaudiod"));
+        assert_eq!(e.pid, Some(342));
+        assert_eq!(e.level.as_deref(), Some("default"));
+        assert_eq!(e.subsystem.as_deref(), Some("com.apple.bluetooth"));
+        assert_eq!(e.category.as_deref(), Some("BTAudio"));
+        assert_eq!(e.tag.as_deref(), Some("BTAudio"));
+        assert_eq!(
+            e.timestamp.as_deref(),
+            Some("2026-10-07 10:19:55.713745+0800")
+        );
+        // The header lines `log show` prints before the events (real wording).
+        let with_header = format!(
+            "Filtering the log data using \"subsystem == \"os_log_inlinable\"\"\nSkipping info and debug messages, pass --info and/or --debug to include.\n{text}"
+        );
+        assert_eq!(parse_log_ndjson(&with_header).len(), 1);
+    }
 }
