@@ -6,7 +6,7 @@
 
 use std::io::Cursor;
 
-use image::{DynamicImage, ImageBuffer, ImageFormat, RgbImage, Rgba, RgbaImage};
+use image::{DynamicImage, ImageFormat, RgbImage, RgbaImage};
 
 use crate::error::{DeviceError, Result};
 use crate::types::{CaptureFormat, Screenshot};
@@ -78,7 +78,7 @@ impl ProcessedScreenshot {
     }
 }
 
-/// Decodes a capture into pixels.
+/// Decodes a capture into pixels (the general path; [`process`] streams the common cases).
 pub fn decode(capture: &Screenshot) -> Result<DynamicImage> {
     match capture.format {
         CaptureFormat::Png => image::load_from_memory_with_format(&capture.bytes, ImageFormat::Png)
@@ -88,18 +88,23 @@ pub fn decode(capture: &Screenshot) -> Result<DynamicImage> {
                 .map_err(|e| DeviceError::backend(format!("the device sent an invalid JPEG: {e}")))
         }
         CaptureFormat::Rgba8 { width, height } => {
-            let need = width as usize * height as usize * 4;
-            if capture.bytes.len() < need {
-                return Err(DeviceError::backend(format!(
-                    "the framebuffer is {} bytes, {width}x{height} RGBA needs {need}",
-                    capture.bytes.len()
-                )));
-            }
-            let img = RgbaImage::from_raw(width, height, capture.bytes[..need].to_vec())
-                .ok_or_else(|| DeviceError::backend("the framebuffer has the wrong size"))?;
+            let img =
+                RgbaImage::from_raw(width, height, raw_frame(capture, width, height)?.to_vec())
+                    .ok_or_else(|| DeviceError::backend("the framebuffer has the wrong size"))?;
             Ok(DynamicImage::ImageRgba8(img))
         }
     }
+}
+
+/// The pixel bytes of a raw RGBA frame, checked against its size.
+fn raw_frame(capture: &Screenshot, width: u32, height: u32) -> Result<&[u8]> {
+    let need = width as usize * height as usize * 4;
+    capture.bytes.get(..need).ok_or_else(|| {
+        DeviceError::backend(format!(
+            "the framebuffer is {} bytes, {width}x{height} RGBA needs {need}",
+            capture.bytes.len()
+        ))
+    })
 }
 
 /// The target size for an image of `w`×`h` under `opts`.
@@ -121,6 +126,13 @@ pub fn target_size(w: u32, h: u32, opts: &ScreenshotOptions) -> (u32, u32) {
 }
 
 /// Decodes, scales and encodes a capture.
+///
+/// Every route ends in one [`AreaDownscaler`] fed row by row, so no full-size decoded
+/// frame is ever held beside the capture: a raw frame is read in place, and an 8-bit
+/// RGB/RGBA PNG (what `screencap -p` and `simctl io screenshot` write) is inflated one
+/// row at a time (`png` crate). That keeps the server's peak memory at the capture plus
+/// the small output (a 1080×2400 frame would otherwise add 10 MB). Other inputs (JPEG,
+/// grey, 16-bit or interlaced PNG) are decoded whole by `image` first.
 pub fn process(capture: &Screenshot, opts: &ScreenshotOptions) -> Result<ProcessedScreenshot> {
     if let Some(s) = opts.scale
         && !(s > 0.0 && s <= 1.0)
@@ -132,104 +144,209 @@ pub fn process(capture: &Screenshot, opts: &ScreenshotOptions) -> Result<Process
     if opts.max_size == Some(0) {
         return Err(DeviceError::invalid("maxSize must be at least 1"));
     }
-    let (img, (sw, sh), (tw, th)) = match capture.format {
-        // A raw frame is scaled straight from the capture's bytes: no 10 MB copy first.
-        CaptureFormat::Rgba8 { width, height }
-            if target_size(width, height, opts) != (width, height) =>
-        {
-            let need = width as usize * height as usize * 4;
-            let frame = capture
-                .bytes
-                .get(..need)
-                .and_then(|b| ImageBuffer::<Rgba<u8>, &[u8]>::from_raw(width, height, b))
-                .ok_or_else(|| {
-                    DeviceError::backend(format!(
-                        "the framebuffer is {} bytes, {width}x{height} RGBA needs {need}",
-                        capture.bytes.len()
-                    ))
-                })?;
+    let img = match capture.format {
+        CaptureFormat::Rgba8 { width, height } => {
+            let frame = raw_frame(capture, width, height)?;
             let (tw, th) = target_size(width, height, opts);
-            let small = downscale_rgba_to_rgb(frame.as_raw(), width, height, tw, th)?;
-            (DynamicImage::ImageRgb8(small), (width, height), (tw, th))
+            let mut scaler = AreaDownscaler::new(width, height, tw, th)?;
+            for row in frame.chunks_exact(width as usize * 4) {
+                scaler.push_row::<4>(row);
+            }
+            scaler.finish()?
         }
-        _ => {
-            let img = decode(capture)?;
-            let (sw, sh) = (img.width(), img.height());
-            let (tw, th) = target_size(sw, sh, opts);
-            // Area averaging: each source pixel lands in exactly one target pixel. For the
-            // 2-3x reductions of phone screenshots it looks like a box filter, needs no float
-            // intermediate (`resize_exact` kept one of 16 bytes per pixel of a 1080-wide frame)
-            // and is several times faster (crates/device/benches/screenshot.rs, stage rows).
-            let img = if (tw, th) == (sw, sh) {
-                img
-            } else if let DynamicImage::ImageRgba8(frame) = &img {
-                DynamicImage::ImageRgb8(downscale_rgba_to_rgb(frame.as_raw(), sw, sh, tw, th)?)
-            } else {
-                img.thumbnail_exact(tw, th)
-            };
-            (img, (sw, sh), (tw, th))
-        }
+        CaptureFormat::Png => match scale_png_streaming(&capture.bytes, opts)? {
+            Some(img) => img,
+            None => scale_decoded(decode(capture)?, opts)?,
+        },
+        CaptureFormat::Jpeg => scale_decoded(decode(capture)?, opts)?,
     };
-    let mut out = Cursor::new(Vec::with_capacity((tw * th) as usize / 4));
+    let (tw, th) = img.scaled.dimensions();
+    let mut out = Vec::with_capacity((tw * th) as usize / 4);
     let mime_type = match opts.format {
         OutputFormat::Png => {
-            img.write_to(&mut out, ImageFormat::Png)
+            DynamicImage::ImageRgb8(img.scaled)
+                .write_to(&mut Cursor::new(&mut out), ImageFormat::Png)
                 .map_err(|e| DeviceError::backend(format!("PNG encoding failed: {e}")))?;
             "image/png"
         }
         OutputFormat::Jpeg { quality } => {
-            let rgb = img.to_rgb8();
-            let enc = image::codecs::jpeg::JpegEncoder::new_with_quality(&mut out, quality);
-            rgb.write_with_encoder(enc)
-                .map_err(|e| DeviceError::backend(format!("JPEG encoding failed: {e}")))?;
+            encode_jpeg(&img.scaled, quality, &mut out)?;
             "image/jpeg"
         }
     };
     Ok(ProcessedScreenshot {
-        bytes: out.into_inner(),
+        bytes: out,
         mime_type,
         width: tw,
         height: th,
-        source_width: sw,
-        source_height: sh,
+        source_width: img.source.0,
+        source_height: img.source.1,
     })
 }
 
-/// Area-averaging downscale of tightly packed RGBA8 rows to RGB8 (alpha dropped: screenshots
-/// are opaque and JPEG has no alpha). Target pixel (x, y) is the mean of the source block
-/// `[x·sw/tw, (x+1)·sw/tw) × [y·sh/th, (y+1)·sh/th)`: every source pixel counts exactly once,
-/// like a box filter, in integer arithmetic over sequential rows. This one pass replaces
-/// `thumbnail` + `to_rgb8` (a generic per-pixel walk plus a copy) on the hot path.
-/// Requires `0 < tw <= sw`, `0 < th <= sh` and `src.len() >= sw * sh * 4`.
-fn downscale_rgba_to_rgb(src: &[u8], sw: u32, sh: u32, tw: u32, th: u32) -> Result<RgbImage> {
-    let (sw, sh, tw, th) = (sw as usize, sh as usize, tw as usize, th as usize);
-    // Source column where each target column starts (and the end of the last).
-    let xs: Vec<usize> = (0..=tw).map(|x| x * sw / tw).collect();
-    let mut out = vec![0u8; tw * th * 3];
-    let mut acc = vec![0u32; tw * 3];
-    for ty in 0..th {
-        let (y0, y1) = (ty * sh / th, (ty + 1) * sh / th);
-        acc.iter_mut().for_each(|a| *a = 0);
-        for row in src[y0 * sw * 4..y1 * sw * 4].chunks_exact(sw * 4) {
-            for (tx, a) in acc.chunks_exact_mut(3).enumerate() {
-                for p in row[xs[tx] * 4..xs[tx + 1] * 4].chunks_exact(4) {
-                    a[0] += u32::from(p[0]);
-                    a[1] += u32::from(p[1]);
-                    a[2] += u32::from(p[2]);
-                }
-            }
-        }
-        let rows = (y1 - y0) as u32;
-        let dst = &mut out[ty * tw * 3..(ty + 1) * tw * 3];
-        for (tx, (a, d)) in acc.chunks_exact(3).zip(dst.chunks_exact_mut(3)).enumerate() {
-            let n = rows * (xs[tx + 1] - xs[tx]) as u32;
-            for c in 0..3 {
-                d[c] = ((a[c] + n / 2) / n) as u8;
-            }
+/// A scaled frame and the size it was scaled from.
+struct Scaled {
+    scaled: RgbImage,
+    source: (u32, u32),
+}
+
+/// Baseline JPEG with 4:2:0 chroma subsampling, as phones' and browsers' encoders write
+/// it (`jpeg-encoder`; the `image` crate's encoder only writes 4:4:4, about 25% larger at
+/// the same quality, and was 4× slower here: docs/performance.md).
+fn encode_jpeg(img: &RgbImage, quality: u8, out: &mut Vec<u8>) -> Result<()> {
+    let (w, h) = img.dimensions();
+    let (Ok(w16), Ok(h16)) = (u16::try_from(w), u16::try_from(h)) else {
+        return Err(DeviceError::invalid(format!(
+            "a JPEG can be at most 65535 pixels on a side; this one would be {w}x{h} (use maxSize)"
+        )));
+    };
+    let mut enc = jpeg_encoder::Encoder::new(out, quality.clamp(1, 100));
+    enc.set_sampling_factor(jpeg_encoder::SamplingFactor::R_4_2_0);
+    enc.encode(img.as_raw(), w16, h16, jpeg_encoder::ColorType::Rgb)
+        .map_err(|e| DeviceError::backend(format!("JPEG encoding failed: {e}")))
+}
+
+/// Streams an 8-bit RGB/RGBA, non-interlaced PNG through the downscaler; `None` for the
+/// rarer layouts the caller decodes whole.
+fn scale_png_streaming(bytes: &[u8], opts: &ScreenshotOptions) -> Result<Option<Scaled>> {
+    let invalid = |e: png::DecodingError| {
+        DeviceError::backend(format!("the device sent an invalid PNG: {e}"))
+    };
+    let mut decoder = png::Decoder::new(Cursor::new(bytes));
+    decoder.set_transformations(png::Transformations::EXPAND);
+    let mut reader = decoder.read_info().map_err(invalid)?;
+    let (w, h, interlaced) = {
+        let info = reader.info();
+        (info.width, info.height, info.interlaced)
+    };
+    let bpp = match reader.output_color_type() {
+        (png::ColorType::Rgba, png::BitDepth::Eight) => 4,
+        (png::ColorType::Rgb, png::BitDepth::Eight) => 3,
+        _ => return Ok(None),
+    };
+    if interlaced {
+        return Ok(None);
+    }
+    let (tw, th) = target_size(w, h, opts);
+    let mut scaler = AreaDownscaler::new(w, h, tw, th)?;
+    while let Some(row) = reader.next_row().map_err(invalid)? {
+        match bpp {
+            4 => scaler.push_row::<4>(row.data()),
+            _ => scaler.push_row::<3>(row.data()),
         }
     }
-    RgbImage::from_raw(tw as u32, th as u32, out)
-        .ok_or_else(|| DeviceError::backend("the scaled image has the wrong size"))
+    scaler.finish().map(Some)
+}
+
+/// Scales an image decoded whole.
+fn scale_decoded(img: DynamicImage, opts: &ScreenshotOptions) -> Result<Scaled> {
+    let (w, h) = (img.width(), img.height());
+    let (tw, th) = target_size(w, h, opts);
+    let mut scaler = AreaDownscaler::new(w, h, tw, th)?;
+    let rgba = img.into_rgba8();
+    for row in rgba.as_raw().chunks_exact(w as usize * 4) {
+        scaler.push_row::<4>(row);
+    }
+    scaler.finish()
+}
+
+/// Area-averaging downscale to RGB8, fed one source row at a time (alpha dropped:
+/// screenshots are opaque and JPEG has no alpha).
+///
+/// Target pixel (x, y) is the mean of the source block
+/// `[x·sw/tw, (x+1)·sw/tw) × [y·sh/th, (y+1)·sh/th)`: every source pixel counts exactly
+/// once, like a box filter, in integer arithmetic. For the 2–3× reductions of phone
+/// screenshots it looks like a box filter, needs no float intermediate (`resize_exact`
+/// kept 16 bytes per pixel of a 1080-wide frame) and is several times faster
+/// (crates/device/benches/screenshot.rs, stage rows). Holds one row of sums and the output.
+struct AreaDownscaler {
+    sw: usize,
+    sh: usize,
+    tw: usize,
+    th: usize,
+    /// Source column where each target column starts (and the end of the last).
+    xs: Vec<usize>,
+    acc: Vec<u32>,
+    out: Vec<u8>,
+    /// The target row being summed, the source rows seen, and the first source row of the
+    /// next target row.
+    ty: usize,
+    y: usize,
+    y_end: usize,
+}
+
+impl AreaDownscaler {
+    /// Requires `0 < tw <= sw` and `0 < th <= sh`.
+    fn new(sw: u32, sh: u32, tw: u32, th: u32) -> Result<Self> {
+        if sw == 0 || sh == 0 || tw == 0 || th == 0 || tw > sw || th > sh {
+            return Err(DeviceError::backend(format!(
+                "cannot scale a {sw}x{sh} image to {tw}x{th}"
+            )));
+        }
+        let (sw, sh, tw, th) = (sw as usize, sh as usize, tw as usize, th as usize);
+        Ok(AreaDownscaler {
+            sw,
+            sh,
+            tw,
+            th,
+            xs: (0..=tw).map(|x| x * sw / tw).collect(),
+            acc: vec![0; tw * 3],
+            out: Vec::with_capacity(tw * th * 3),
+            ty: 0,
+            y: 0,
+            y_end: sh / th,
+        })
+    }
+
+    /// Adds the next source row (`BPP` bytes per pixel, RGB first); extra rows are ignored.
+    fn push_row<const BPP: usize>(&mut self, row: &[u8]) {
+        if self.ty >= self.th || row.len() < self.sw * BPP {
+            return;
+        }
+        for (tx, a) in self.acc.chunks_exact_mut(3).enumerate() {
+            for p in row[self.xs[tx] * BPP..self.xs[tx + 1] * BPP].chunks_exact(BPP) {
+                a[0] += u32::from(p[0]);
+                a[1] += u32::from(p[1]);
+                a[2] += u32::from(p[2]);
+            }
+        }
+        self.y += 1;
+        if self.y == self.y_end {
+            let rows = (self.y_end - self.ty * self.sh / self.th) as u32;
+            for (tx, a) in self.acc.chunks_exact_mut(3).enumerate() {
+                let n = rows * (self.xs[tx + 1] - self.xs[tx]) as u32;
+                for v in a.iter_mut() {
+                    self.out.push(((*v + n / 2) / n) as u8);
+                    *v = 0;
+                }
+            }
+            self.ty += 1;
+            self.y_end = (self.ty + 1) * self.sh / self.th;
+        }
+    }
+
+    fn finish(self) -> Result<Scaled> {
+        let source = (self.sw as u32, self.sh as u32);
+        if self.ty < self.th {
+            return Err(DeviceError::backend(format!(
+                "the image ended after {} of its {} rows",
+                self.y, self.sh
+            )));
+        }
+        let scaled = RgbImage::from_raw(self.tw as u32, self.th as u32, self.out)
+            .ok_or_else(|| DeviceError::backend("the scaled image has the wrong size"))?;
+        Ok(Scaled { scaled, source })
+    }
+}
+
+/// Area-averaging downscale of a whole RGBA8 frame (see [`AreaDownscaler`]).
+#[cfg(test)]
+fn downscale_rgba_to_rgb(src: &[u8], sw: u32, sh: u32, tw: u32, th: u32) -> Result<RgbImage> {
+    let mut s = AreaDownscaler::new(sw, sh, tw, th)?;
+    for row in src.chunks_exact(sw as usize * 4) {
+        s.push_row::<4>(row);
+    }
+    Ok(s.finish()?.scaled)
 }
 
 #[cfg(test)]
@@ -343,5 +460,96 @@ mod tests {
                 .to_string()
                 .contains("invalid PNG")
         );
+    }
+
+    fn encode_png(img: DynamicImage) -> Vec<u8> {
+        let mut buf = Cursor::new(Vec::new());
+        img.write_to(&mut buf, ImageFormat::Png).unwrap();
+        buf.into_inner()
+    }
+
+    #[test]
+    fn streamed_png_rows_match_the_whole_decode() {
+        // A busy frame, so any row or column slip changes pixels.
+        let rgba = RgbaImage::from_fn(1080, 2400, |x, y| {
+            image::Rgba([
+                (x * 7 % 256) as u8,
+                (y * 3 % 256) as u8,
+                ((x ^ y) % 256) as u8,
+                255,
+            ])
+        });
+        let opts = ScreenshotOptions::default();
+        let whole = scale_decoded(DynamicImage::ImageRgba8(rgba.clone()), &opts).unwrap();
+        for img in [
+            DynamicImage::ImageRgba8(rgba.clone()),
+            DynamicImage::ImageRgb8(DynamicImage::ImageRgba8(rgba.clone()).to_rgb8()),
+        ] {
+            let streamed = scale_png_streaming(&encode_png(img), &opts)
+                .unwrap()
+                .unwrap();
+            assert_eq!(streamed.source, (1080, 2400));
+            assert_eq!(streamed.scaled.dimensions(), (461, 1024));
+            assert!(streamed.scaled == whole.scaled);
+        }
+        // The raw route agrees too.
+        let raw = Screenshot {
+            format: CaptureFormat::Rgba8 {
+                width: 1080,
+                height: 2400,
+            },
+            bytes: rgba.into_raw(),
+        };
+        let png_opts = ScreenshotOptions {
+            format: OutputFormat::Png,
+            ..opts
+        };
+        let p = process(&raw, &png_opts).unwrap();
+        let back = image::load_from_memory(&p.bytes).unwrap().to_rgb8();
+        assert!(back == whole.scaled);
+    }
+
+    #[test]
+    fn grey_png_and_truncated_png() {
+        // Grey PNGs take the whole-decode route and come out the same grey.
+        let grey = image::GrayImage::from_pixel(300, 600, image::Luma([77]));
+        let shot = Screenshot {
+            format: CaptureFormat::Png,
+            bytes: encode_png(DynamicImage::ImageLuma8(grey)),
+        };
+        let opts = ScreenshotOptions {
+            format: OutputFormat::Png,
+            ..Default::default()
+        };
+        let p = process(&shot, &opts).unwrap();
+        let back = image::load_from_memory(&p.bytes).unwrap().to_rgb8();
+        assert_eq!(back.dimensions(), (300, 600));
+        assert!(back.pixels().all(|px| px.0 == [77, 77, 77]));
+        // A PNG cut in half is an error, not a half-black image.
+        let mut cut = png(1080, 2400);
+        cut.bytes.truncate(cut.bytes.len() / 2);
+        let e = process(&cut, &ScreenshotOptions::default())
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("invalid PNG"), "{e}");
+    }
+
+    #[test]
+    fn jpeg_is_baseline_4_2_0_at_the_asked_quality() {
+        let p = process(&png(1080, 2400), &ScreenshotOptions::default()).unwrap();
+        // SOF0 marker: FFC0, length, precision, height, width, 3 components of
+        // (id, sampling HxV, table): luma 2x2, both chroma 1x1.
+        let sof = p.bytes.windows(2).position(|w| w == [0xFF, 0xC0]).unwrap();
+        let f = &p.bytes[sof..];
+        assert_eq!(u16::from_be_bytes([f[5], f[6]]), 1024);
+        assert_eq!(u16::from_be_bytes([f[7], f[8]]), 461);
+        assert_eq!(f[9], 3);
+        assert_eq!([f[11], f[14], f[17]], [0x22, 0x11, 0x11]);
+        let q90 = ScreenshotOptions {
+            format: OutputFormat::Jpeg { quality: 90 },
+            ..Default::default()
+        };
+        let hi = process(&png(1080, 2400), &q90).unwrap();
+        assert!(hi.bytes.len() > p.bytes.len(), "quality 90 must cost bytes");
     }
 }
