@@ -20,6 +20,7 @@ use mobile_device::{
 };
 use tokio::sync::{Mutex, OnceCell};
 
+use crate::capture::{FrameSink, Route, RouteChooser};
 use crate::parse;
 use crate::parse::ui::DumpError;
 use crate::quote::command;
@@ -31,17 +32,13 @@ pub const ANDROID_BUTTONS: &str = "HOME, BACK, MENU, ENTER, VOLUME_UP, VOLUME_DO
 /// The package of the ADBKeyboard IME, the route for non-ASCII text.
 const ADB_KEYBOARD: &str = "com.android.adbkeyboard";
 
-/// Whether screenshots of a device are captured as PNG rather than raw RGBA.
+/// The capture route a device's first screenshot takes, before any measurement
+/// ([`crate::capture`] then picks by measured time).
 ///
-/// Raw (`screencap` without `-p`, 10 MB for 1080x2400) skips the PNG encode on the
-/// phone, which costs a phone CPU hundreds of milliseconds per frame; USB and emulator
-/// links move the raw frame faster than that. A device reached over a real network
-/// (adb over Wi-Fi, `HOST:PORT` with a non-loopback host) is bandwidth-bound, so it
-/// sends the ~10x smaller PNG instead. Measured on the virtual phone (loopback, debug
-/// build; `tests/screenshot_measure.rs`): raw capture 77 ms / 241 ms with scale + JPEG;
-/// `-p` 1.6 ms (the phone caches its PNG) / 152 ms, plus 55 ms that encoding the frame
-/// to PNG takes on this host, which the phone would add. A raw frame in an unexpected
-/// pixel format falls back to PNG.
+/// Raw (`screencap` without `-p`, 10 MB for 1080x2400) skips the PNG encode that costs a
+/// phone CPU tens to hundreds of milliseconds per frame, and USB and emulator links move
+/// the raw frame fast; a device reached over a real network (adb over Wi-Fi, `HOST:PORT`
+/// with a non-loopback host) is bandwidth-bound, so its first guess is the ~10x smaller PNG.
 fn prefers_png(link: &Link) -> bool {
     let host = match link {
         // mDNS-discovered Wi-Fi devices: `adb-SERIAL-id._adb-tls-connect._tcp`.
@@ -72,7 +69,7 @@ pub struct AndroidDevice {
     timeout: Duration,
     install_timeout: Duration,
     input: Mutex<()>,
-    png_screenshots: bool,
+    capture_route: RouteChooser,
     displays: OnceCell<Vec<String>>,
     recording: Mutex<Option<ActiveRecording>>,
 }
@@ -89,7 +86,11 @@ impl AndroidDevice {
             timeout,
             install_timeout,
             input: Mutex::new(()),
-            png_screenshots: prefers_png(&link),
+            capture_route: RouteChooser::new(if prefers_png(&link) {
+                Route::Png
+            } else {
+                Route::Raw
+            }),
             link,
             displays: OnceCell::new(),
             recording: Mutex::new(None),
@@ -649,29 +650,49 @@ impl Device for AndroidDevice {
         })
     }
 
-    /// 1 round trip: `screencap` (raw RGBA, no PNG encode on the phone; `screencap -p`
-    /// for a device on a real network, see [`prefers_png`]); a
-    /// multi-display phone adds `dumpsys SurfaceFlinger --display-id` once and
-    /// `cmd display get-displays` per capture, and captures with `-d ID`.
+    /// 1 round trip: `screencap` (raw RGBA, no PNG encode on the phone) or `screencap -p`,
+    /// whichever has been faster on this device ([`crate::capture`]); a multi-display phone
+    /// adds `dumpsys SurfaceFlinger --display-id` once and `cmd display get-displays` per
+    /// capture, and captures with `-d ID`.
     async fn screenshot(&self) -> Result<Screenshot> {
         let display = self.capture_display().await?;
+        let route = self.capture_route.next();
         let mut argv = vec!["screencap".to_string()];
-        if self.png_screenshots {
+        if route == Route::Png {
             argv.push("-p".into());
         }
         if let Some(d) = &display {
             argv.push("-d".into());
             argv.push(d.clone());
         }
-        let bytes = self
-            .sh_bytes("taking a screenshot", command(&argv)?, self.timeout)
-            .await?;
-        if self.png_screenshots {
+        let started = Instant::now();
+        let cmd = command(&argv)?;
+        let link = self.link.clone();
+        let id = self.id.clone();
+        let bytes = run(
+            "taking a screenshot",
+            self.timeout,
+            self.link.on_timeout(),
+            move || {
+                let mut sink = FrameSink::default();
+                link.shell_to(&cmd, &mut sink)
+                    .map_err(|e| adb_error(&id, &link, "taking a screenshot", e))?;
+                Ok(sink.bytes)
+            },
+        )
+        .await?;
+        if route == Route::Png {
+            self.capture_route.record(route, started.elapsed());
             return png_capture(bytes);
         }
         match parse::screencap::parse_raw(bytes) {
-            Some(s) => Ok(s),
+            Some(s) => {
+                self.capture_route.record(route, started.elapsed());
+                Ok(s)
+            }
             None => {
+                // A pixel format the pipeline does not read: PNG from now on.
+                self.capture_route.give_up(Route::Raw);
                 argv.insert(1, "-p".into());
                 let bytes = self
                     .sh_bytes("taking a screenshot", command(&argv)?, self.timeout)

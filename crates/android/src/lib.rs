@@ -50,6 +50,7 @@
 //! XML), `base64` (text for the ADBKeyboard IME).
 
 pub mod backend;
+mod capture;
 pub mod config;
 pub mod device;
 pub mod host;

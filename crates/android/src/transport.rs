@@ -70,16 +70,22 @@ impl Link {
     /// Runs a shell command and returns its output (stdout and stderr together).
     pub fn shell(&self, cmd: &str) -> AdbResult<Vec<u8>> {
         let mut out = Vec::new();
+        self.shell_to(cmd, &mut out)?;
+        Ok(out)
+    }
+
+    /// Runs one shell command, writing its output to `out` as it arrives.
+    pub fn shell_to(&self, cmd: &str, out: &mut dyn std::io::Write) -> AdbResult<()> {
         match self {
             Link::Server { addr, serial } => {
                 let mut d = ADBServerDevice::new(serial.clone(), Some(*addr));
-                d.shell_command(&cmd, Some(&mut out), None)?;
+                d.shell_command(&cmd, Some(out), None)?;
             }
             Link::Direct(link) => {
-                link.with(|d| d.shell_command(&cmd, Some(&mut out), None).map(|_| ()))?;
+                link.with(|d| d.shell_command(&cmd, Some(&mut *out), None).map(|_| ()))?;
             }
         }
-        Ok(out)
+        Ok(())
     }
 
     /// Pushes a local file; returns the bytes sent.

@@ -331,17 +331,26 @@ async fn every_method_through_a_private_adb_server() {
         }
         assert!(matches!(d.crash("nope").await.unwrap_err(), DeviceError::NotFound { .. }));
 
-        // Screenshot: raw RGBA of the whole screen.
+        // Screenshot: the first capture is raw RGBA of the whole screen, the second tries
+        // PNG (the route is then chosen by measured time, see capture.rs).
         phone.clear_log();
         let shot = d.screenshot().await.unwrap();
         assert_eq!(shot.format, CaptureFormat::Rgba8 { width: 1080, height: 2400 });
         assert_eq!(shot.bytes.len(), 1080 * 2400 * 4);
+        let png = d.screenshot().await.unwrap();
+        assert_eq!(png.format, CaptureFormat::Png);
+        assert!(png.bytes.starts_with(b"\x89PNG\r\n\x1a\n"));
+        let decoded = mobile_device::screenshot::decode(&png).unwrap().to_rgba8();
+        assert_eq!(decoded.dimensions(), (1080, 2400));
+        assert!(decoded.as_raw() == &shot.bytes, "both routes show the same frame");
         d.screenshot().await.unwrap();
+        let log = argvs(&phone);
         assert_eq!(
-            argvs(&phone),
-            vec![v(&["dumpsys", "SurfaceFlinger", "--display-id"]), v(&["screencap"]), v(&["screencap"])],
+            log[..3],
+            [v(&["dumpsys", "SurfaceFlinger", "--display-id"]), v(&["screencap"]), v(&["screencap", "-p"])],
             "the display list is read once"
         );
+        assert_eq!(log.len(), 4, "one round trip per capture: {log:?}");
 
         // Screen recording: started in the background, stopped, pulled, removed.
         phone.clear_log();

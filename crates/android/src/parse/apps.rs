@@ -117,4 +117,28 @@ mod tests {
         assert_eq!(parse_resolve_activity("No activity found\n"), None);
         assert_eq!(parse_resolve_activity(""), None);
     }
+
+    #[test]
+    fn real_query_activities_android14_emulator() {
+        // A real `cmd package query-activities` listing (a VIEW query; the launcher query
+        // prints the same blocks). The activity has no label line of its own and the
+        // application's label is a resource, so the package name is the label.
+        let apps = parse_launcher_apps(include_str!(
+            "../../../../fixtures/android/parser-query-activities-real-chrome-api34.txt"
+        ));
+        assert_eq!(apps.len(), 1);
+        assert_eq!(apps[0].package_name, "com.android.chrome");
+        assert_eq!(apps[0].app_name, "com.android.chrome");
+    }
+
+    #[test]
+    fn real_resolve_activity_android12_projector() {
+        assert_eq!(
+            parse_resolve_activity(include_str!(
+                "../../../../fixtures/android/parser-resolve-activity-real-xgimi.txt"
+            ))
+            .as_deref(),
+            Some("com.xgimi.minitvfactory/.ui.MainFactoryMenuActivity")
+        );
+    }
 }

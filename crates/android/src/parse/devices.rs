@@ -126,4 +126,43 @@ mod tests {
                 .is_empty()
         );
     }
+
+    #[test]
+    fn real_usb_phone_with_mac_usb_path() {
+        let d = parse_devices_l(include_str!(
+            "../../../../fixtures/android/parser-devices-l-real-huawei.txt"
+        ));
+        assert_eq!(d.len(), 1);
+        assert_eq!(d[0].serial, "UYT5T18414003349");
+        assert_eq!(d[0].state, DeviceState::Online);
+        assert_eq!(d[0].model.as_deref(), Some("ALP AL00"));
+        assert_eq!(d[0].product.as_deref(), Some("ALP-AL00"));
+    }
+
+    #[test]
+    fn real_old_adb_header_with_trailing_space() {
+        let d = parse_devices_l(include_str!(
+            "../../../../fixtures/android/parser-devices-l-real-nexus7.txt"
+        ));
+        assert_eq!(d.len(), 1);
+        assert_eq!(d[0].serial, "0a388e93");
+        assert_eq!(d[0].model.as_deref(), Some("Nexus 7"));
+        assert_eq!(d[0].product.as_deref(), Some("razor"));
+    }
+
+    #[test]
+    fn real_usb_and_network_device_without_properties() {
+        let d = parse_devices_l(include_str!(
+            "../../../../fixtures/android/parser-devices-l-real-galaxy-s23.txt"
+        ));
+        assert_eq!(d.len(), 2);
+        assert_eq!(d[0].serial, "RQCWB06ZY2X");
+        assert_eq!(d[0].model.as_deref(), Some("SM S918B"));
+        assert_eq!(d[1].serial, "127.0.0.1:34381");
+        assert_eq!(d[1].state, DeviceState::Online);
+        assert_eq!(
+            (d[1].model.as_deref(), d[1].product.as_deref()),
+            (None, None)
+        );
+    }
 }

@@ -97,6 +97,15 @@ mod tests {
         assert_eq!(ids, vec!["4619827259835644672", "4619827551948147201"]);
         assert!(parse_display_ids("").is_empty());
     }
+
+    #[test]
+    fn real_display_without_identification_data() {
+        // A device whose panel reports no EDID: SurfaceFlinger names it by its HWC id.
+        let ids = parse_display_ids(include_str!(
+            "../../../../fixtures/android/parser-surfaceflinger-real-no-identification.txt"
+        ));
+        assert_eq!(ids, vec!["0"]);
+    }
 }
 
 /// The SurfaceFlinger id of the first display that is on, from `cmd display

@@ -228,4 +228,94 @@ mod tests {
         assert_eq!(cs[2].text.lines().count(), 7);
         assert!(parse_crashes("").is_empty());
     }
+
+    #[test]
+    fn real_threadtime_api28_emulator() {
+        let text =
+            include_str!("../../../../fixtures/android/parser-logcat-real-threadtime-api28.txt");
+        let es = parse_threadtime(text);
+        assert_eq!(es.len(), 72, "every line of the capture is a log line");
+        assert_eq!(es[0].tag.as_deref(), Some("wrap.sh"));
+        assert_eq!(es[0].pid, Some(16348));
+        assert_eq!(es[0].timestamp.as_deref(), Some("05-21 10:50:52.185"));
+        assert!(
+            es[1]
+                .message
+                .starts_with("==16363==ERROR: AddressSanitizer: heap-use-after-free")
+        );
+        // A padded four-digit pid from another process, interleaved.
+        let audio = &es[3];
+        assert_eq!(audio.tag.as_deref(), Some("audio_hw_generic"));
+        assert_eq!(
+            (audio.pid, audio.level.as_deref()),
+            (Some(1642), Some("warning"))
+        );
+        assert_eq!(
+            audio.message,
+            "Not supplying enough data to HAL, expected position 948690996 , only wrote 948690720"
+        );
+        assert_eq!(
+            es[4].message,
+            "    #0 0xbb5d1a3f  (/data/app/com.baiiu.nativeleak-7nEnc7bKae8AkZ7m5wBJPQ==/lib/x86/libtest-lib.so+0xa3f)"
+        );
+        // `I wrap.sh :` with nothing after the colon is an empty message.
+        assert_eq!(es.iter().filter(|e| e.message.is_empty()).count(), 3);
+        let libc: Vec<_> = es
+            .iter()
+            .filter(|e| e.tag.as_deref() == Some("libc"))
+            .collect();
+        assert_eq!(libc.len(), 1);
+        assert_eq!(
+            (libc[0].pid, libc[0].level.as_deref()),
+            (Some(16363), Some("fatal"))
+        );
+        assert_eq!(es[71].message, "==16363==ABORTING");
+
+        // The fatal signal is the only crash start; the kernel truncates the thread name.
+        let cs = parse_crashes(text);
+        assert_eq!(cs.len(), 1);
+        assert_eq!(cs[0].crash.id, "16363-05-21T10:50:52.203");
+        assert_eq!(cs[0].crash.process_name, "aiiu.nativeleak");
+    }
+
+    #[test]
+    fn real_java_and_native_crash_api28_emulator() {
+        let cs = parse_crashes(include_str!(
+            "../../../../fixtures/android/parser-logcat-real-crash-api28.txt"
+        ));
+        let heads: Vec<_> = cs
+            .iter()
+            .map(|c| (c.crash.id.as_str(), c.crash.process_name.as_str()))
+            .collect();
+        assert_eq!(
+            heads,
+            vec![
+                ("27435-05-20T17:16:54.259", "com.baiiu.nativeleak"),
+                ("27945-05-20T17:46:57.373", "com.baiiu.nativeleak"),
+            ]
+        );
+        assert_eq!(cs[0].text.lines().count(), 18);
+        assert!(cs[0].text.contains(
+            "java.lang.OutOfMemoryError: pthread_create (1040KB stack) failed: Try again"
+        ));
+        assert!(
+            cs[0]
+                .text
+                .contains("\tat java.lang.Thread.nativeCreate(Native Method)")
+        );
+        assert_eq!(cs[1].text.lines().count(), 13);
+        assert!(
+            cs[1]
+                .text
+                .contains("signal 11 (SIGSEGV), code 1 (SEGV_MAPERR), fault addr 0x0")
+        );
+        assert!(
+            cs[1]
+                .text
+                .lines()
+                .last()
+                .unwrap()
+                .contains("libnative-lib.so")
+        );
+    }
 }

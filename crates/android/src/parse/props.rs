@@ -87,4 +87,51 @@ mod tests {
         assert_eq!(prop_info("R58M12345", &p).kind, DeviceKind::Emulator);
         assert_eq!(prop_info("x", &none).model, None);
     }
+
+    #[test]
+    fn real_android_3_tablet_with_crlf() {
+        let text = include_str!("../../../../fixtures/android/parser-getprop-real-tf201.txt");
+        assert!(
+            text.contains("\r\n"),
+            "the capture keeps its CRLF line endings"
+        );
+        let p = parse_getprop(text);
+        assert_eq!(p.len(), 170);
+        assert_eq!(p.get("ro.product.model").map(String::as_str), Some("TF201"));
+        assert_eq!(
+            p.get("ro.build.version.sdk").map(String::as_str),
+            Some("13")
+        );
+        assert_eq!(
+            p.get("ro.serialno").map(String::as_str),
+            Some("C1OKAS051559")
+        );
+        assert_eq!(p.get("gsm.operator.alpha").map(String::as_str), Some(""));
+        let info = prop_info("C1OKAS051559", &p);
+        assert_eq!(info.kind, DeviceKind::Real);
+        assert_eq!(info.model.as_deref(), Some("TF201"));
+        assert_eq!(info.version.as_deref(), Some("3.2.1"));
+    }
+
+    #[test]
+    fn real_android_13_phone_with_multi_line_value() {
+        let p = parse_getprop(include_str!(
+            "../../../../fixtures/android/parser-getprop-real-moto-edge20.txt"
+        ));
+        assert_eq!(
+            p.get("persist.sys.boot.reason.history").map(String::as_str),
+            Some("reboot,hardware_reset,1728776411"),
+            "a value spanning lines keeps its first line"
+        );
+        assert!(!p.keys().any(|k| k.starts_with("reboot")));
+        assert_eq!(
+            p.get("ro.build.version.sdk").map(String::as_str),
+            Some("33")
+        );
+        // `ro.kernel.qemu.gles` is not the emulator flag.
+        let info = prop_info("0074732151", &p);
+        assert_eq!(info.kind, DeviceKind::Real);
+        assert_eq!(info.model.as_deref(), Some("motorola edge 20"));
+        assert_eq!(info.version.as_deref(), Some("13"));
+    }
 }

@@ -225,4 +225,69 @@ mod tests {
         );
         assert_eq!(parse_bounds("junk"), None);
     }
+
+    #[test]
+    fn real_launcher_dump_nested() {
+        let xml = include_str!("../../../../fixtures/android/parser-uiautomator-real-launcher.xml");
+        let out = format!("{xml}\nUI hierchary dumped to: /dev/tty\n");
+        let els = parse_elements(extract_xml(&out).unwrap()).unwrap();
+        assert_eq!(els.len(), 18);
+        assert_eq!(els[0].identifier.as_deref(), Some("android:id/content"));
+        assert_eq!(
+            els[0].rect,
+            Rect {
+                x: 0,
+                y: 0,
+                width: 1080,
+                height: 1794
+            }
+        );
+        let workspace = els
+            .iter()
+            .find(|e| {
+                e.identifier.as_deref()
+                    == Some("com.google.android.apps.nexuslauncher:id/workspace")
+            })
+            .unwrap();
+        assert!(workspace.states.scrollable);
+        let clock = &els[9];
+        assert_eq!(clock.reference, "@e10");
+        assert_eq!(
+            (clock.text.as_deref(), clock.label.as_deref()),
+            (Some("Fri, Apr 21"), Some("Fri, Apr 21"))
+        );
+        assert_eq!(
+            clock.rect,
+            Rect {
+                x: 77,
+                y: 123,
+                width: 968,
+                height: 57
+            }
+        );
+        let messages = &els[13];
+        assert_eq!(messages.text.as_deref(), Some("Messages"));
+        assert!(messages.states.clickable && messages.states.enabled);
+        assert_eq!(
+            messages.rect,
+            Rect {
+                x: 237,
+                y: 1382,
+                width: 202,
+                height: 166
+            }
+        );
+        let mic = &els[17];
+        assert_eq!(mic.label.as_deref(), Some("Voice search"));
+        assert_eq!(mic.element_type, "android.widget.ImageView");
+        assert_eq!(
+            mic.rect,
+            Rect {
+                x: 869,
+                y: 1603,
+                width: 142,
+                height: 165
+            }
+        );
+    }
 }

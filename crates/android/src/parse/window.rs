@@ -1,8 +1,11 @@
 //! The app in front, from `dumpsys window` focus lines:
 //! `mCurrentFocus=Window{hash u0 pkg/activity}` and
 //! `mFocusedApp=ActivityRecord{hash u0 pkg/.Activity tN}`. The focused window wins; a
-//! system window without a component (`StatusBar`, a keyboard) falls back to the
-//! focused app.
+//! system window without a component (`StatusBar`, a keyboard, an ANR dialog) falls back
+//! to the focused app. Android 7–9 wrap the focused app as
+//! `AppWindowToken{… ActivityRecord{…}}`; the resumed-activity lines of `dumpsys
+//! activity activities` (`mResumedActivity:` up to Android 9, `ResumedActivity:` and
+//! `topResumedActivity=` later) are accepted as the same fallback.
 
 use mobile_device::ForegroundApp;
 
@@ -32,6 +35,14 @@ fn component_in(line: &str) -> Option<ForegroundApp> {
     None
 }
 
+/// Lines naming the app in front when no focused window has a component.
+const FALLBACK_PREFIXES: &[&str] = &[
+    "mFocusedApp=",
+    "mResumedActivity:",
+    "ResumedActivity:",
+    "topResumedActivity=",
+];
+
 /// Parses `dumpsys window` (or `dumpsys window displays`) output.
 pub fn parse_focus(text: &str) -> Option<ForegroundApp> {
     let mut focused_app = None;
@@ -41,9 +52,7 @@ pub fn parse_focus(text: &str) -> Option<ForegroundApp> {
             if let Some(app) = component_in(t) {
                 return Some(app);
             }
-        } else if (t.starts_with("mFocusedApp=") || t.starts_with("mResumedActivity:"))
-            && focused_app.is_none()
-        {
+        } else if FALLBACK_PREFIXES.iter().any(|p| t.starts_with(p)) && focused_app.is_none() {
             focused_app = component_in(t);
         }
     }
@@ -79,5 +88,63 @@ mod tests {
             Some("longbin.helloworld.HelloWorldActivity")
         );
         assert_eq!(parse_focus("mCurrentFocus=null\n"), None);
+    }
+
+    #[test]
+    fn real_android12_tv_focus() {
+        let app = parse_focus(include_str!(
+            "../../../../fixtures/android/parser-dumpsys-window-real-android12-tv.txt"
+        ))
+        .unwrap();
+        assert_eq!(app.package_name, "org.galexander.sshd");
+        assert_eq!(
+            app.activity.as_deref(),
+            Some("org.galexander.sshd.SimpleSSHDTV")
+        );
+    }
+
+    #[test]
+    fn real_android7_to_9_app_window_token() {
+        let text = include_str!("../../../../fixtures/android/parser-dumpsys-window-real-mms.txt");
+        let app = parse_focus(text).unwrap();
+        assert_eq!(app.package_name, "com.android.mms");
+        assert_eq!(
+            app.activity.as_deref(),
+            Some("com.android.mms.ui.ConversationList")
+        );
+        // Without the focused window the AppWindowToken line alone names the same app.
+        let token_only: String = text.lines().skip(1).collect();
+        let app = parse_focus(&token_only).unwrap();
+        assert_eq!(
+            app.activity.as_deref(),
+            Some("com.android.mms.ui.ConversationList")
+        );
+    }
+
+    #[test]
+    fn real_resumed_activity_from_dumpsys_activity() {
+        let app = parse_focus(include_str!(
+            "../../../../fixtures/android/parser-dumpsys-activity-real-taskrecord.txt"
+        ))
+        .unwrap();
+        assert_eq!(app.package_name, "com.google.android.apps.nexuslauncher");
+        assert_eq!(
+            app.activity.as_deref(),
+            Some("com.google.android.apps.nexuslauncher.NexusLauncherActivity")
+        );
+    }
+
+    #[test]
+    fn later_resumed_activity_forms_and_crlf() {
+        // Line shapes of `dumpsys activity activities` on Android 10+ (format, not a capture).
+        let app =
+            parse_focus("  ResumedActivity: ActivityRecord{1 u0 com.a/.Main t2}\r\n").unwrap();
+        assert_eq!(app.activity.as_deref(), Some("com.a.Main"));
+        let app =
+            parse_focus("    topResumedActivity=ActivityRecord{1 u0 com.b/com.b.X t9}\n").unwrap();
+        assert_eq!(app.package_name, "com.b");
+        // An ANR dialog has no component: the focused app below it answers.
+        let anr = "  mCurrentFocus=Window{8 u0 Application Not Responding: com.c}\r\n  mFocusedApp=ActivityRecord{2 u0 com.c/.Home t7}\r\n";
+        assert_eq!(parse_focus(anr).unwrap().package_name, "com.c");
     }
 }
