@@ -90,7 +90,7 @@ impl RouteChooser {
                 };
                 // A route that failed (infinite cost) is not tried again.
                 let slow_usable = s.cost[slow.index()].is_some_and(f64::is_finite);
-                if slow_usable && s.captures % REPROBE_EVERY == 0 {
+                if slow_usable && s.captures.is_multiple_of(REPROBE_EVERY) {
                     slow
                 } else {
                     fast
