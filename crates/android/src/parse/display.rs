@@ -47,15 +47,31 @@ pub fn parse_user_rotation(text: &str) -> Option<Orientation> {
     }
 }
 
-/// Display ids from `dumpsys SurfaceFlinger --display-id`, in the order listed.
+/// Display ids from `dumpsys SurfaceFlinger --display-id`, ordered by HWC display
+/// index (`(HWC display N)`), so the primary panel (HWC display 0) comes first.
+/// SurfaceFlinger does not list them in that order on every build: a captured
+/// two-monitor device printed HWC display 1 first. Lines without an HWC index keep
+/// their listed order, after the indexed ones.
 pub fn parse_display_ids(text: &str) -> Vec<String> {
-    super::lines(text)
+    let mut ids: Vec<(u32, String)> = super::lines(text)
         .filter_map(|l| {
             let rest = l.trim().strip_prefix("Display ")?;
             let id: String = rest.chars().take_while(|c| c.is_ascii_digit()).collect();
-            (!id.is_empty()).then_some(id)
+            if id.is_empty() {
+                return None;
+            }
+            let hwc = rest
+                .split_once("(HWC display ")
+                .and_then(|(_, r)| {
+                    let n: String = r.chars().take_while(|c| c.is_ascii_digit()).collect();
+                    n.parse().ok()
+                })
+                .unwrap_or(u32::MAX);
+            Some((hwc, id))
         })
-        .collect()
+        .collect();
+    ids.sort_by_key(|(hwc, _)| *hwc);
+    ids.into_iter().map(|(_, id)| id).collect()
 }
 
 #[cfg(test)]
@@ -106,6 +122,73 @@ mod tests {
         ));
         assert_eq!(ids, vec!["0"]);
     }
+
+    /// Asserts (width, height, density, scale) for a capture, also with CRLF line ends
+    /// (what `adb shell` with a pty hands back).
+    fn wm(text: &str) -> (u32, u32, Option<u32>, f64) {
+        let s = parse_wm(text).unwrap();
+        let crlf = parse_wm(&text.replace('\n', "\r\n")).unwrap();
+        assert_eq!(
+            (s.width, s.height, s.density, s.scale),
+            (crlf.width, crlf.height, crlf.density, crlf.scale)
+        );
+        (s.width, s.height, s.density, s.scale)
+    }
+
+    #[test]
+    fn real_wm_density_first_with_override_density_only() {
+        // Emulator session: `wm density` ran before `wm size`, the shell echoed each
+        // command, and only the density is overridden (240 -> 200).
+        let text =
+            include_str!("../../../../fixtures/android/parser-wm-real-emulator-density-first.txt");
+        assert_eq!(wm(text), (1920, 720, Some(200), 1.25));
+    }
+
+    #[test]
+    fn real_wm_physical_only() {
+        let text = include_str!("../../../../fixtures/android/parser-wm-real-mi5s-plus.txt");
+        assert_eq!(wm(text), (1080, 1920, Some(480), 3.0));
+    }
+
+    #[test]
+    fn real_wm_size_after_permission_noise() {
+        // Redmi Note 1: two `open: Permission denied` lines ahead of the size, no density.
+        let text = include_str!("../../../../fixtures/android/parser-wm-real-redmi-note1.txt");
+        assert_eq!(wm(text), (720, 1280, None, 1.0));
+    }
+
+    #[test]
+    fn real_wm_override_size_wins() {
+        // Galaxy S7: panel 1440x2560, resolution lowered to 1080x1920 in settings.
+        let text = include_str!("../../../../fixtures/android/parser-wm-real-galaxy-s7.txt");
+        assert_eq!(wm(text), (1080, 1920, None, 1.0));
+        // Bliss OS in a VM: landscape panel 1024x768 overridden to 960x540.
+        let text = include_str!("../../../../fixtures/android/parser-wm-real-bliss-parallels.txt");
+        assert_eq!(wm(text), (960, 540, None, 1.0));
+    }
+
+    #[test]
+    fn real_foldable_display_ids() {
+        let expected = vec!["4619827259835644672", "4619827551948147201"];
+        let ids = parse_display_ids(include_str!(
+            "../../../../fixtures/android/parser-surfaceflinger-real-pixel10-fold.txt"
+        ));
+        assert_eq!(ids, expected);
+        // Newer builds add `screenPartStatus=` before `displayName=`; no trailing newline.
+        let ids = parse_display_ids(include_str!(
+            "../../../../fixtures/android/parser-surfaceflinger-real-fold-screenpart.txt"
+        ));
+        assert_eq!(ids, expected);
+    }
+
+    #[test]
+    fn real_two_monitors_listed_out_of_hwc_order() {
+        // SurfaceFlinger printed HWC display 1 first; the primary (HWC 0) must lead.
+        let ids = parse_display_ids(include_str!(
+            "../../../../fixtures/android/parser-surfaceflinger-real-two-monitors.txt"
+        ));
+        assert_eq!(ids, vec!["4693505326422272", "4692921138614785"]);
+    }
 }
 
 /// The SurfaceFlinger id of the first display that is on, from `cmd display
@@ -135,5 +218,48 @@ mod active_tests {
             Some("4619827551948147201")
         );
         assert_eq!(active_display("", &known), None);
+    }
+
+    fn fold_ids() -> Vec<String> {
+        parse_display_ids(include_str!(
+            "../../../../fixtures/android/parser-surfaceflinger-real-pixel10-fold.txt"
+        ))
+    }
+
+    #[test]
+    fn real_fold_lists_only_the_connected_panel() {
+        // Pixel 10 Pro Fold AVD: SurfaceFlinger always lists both panels, but
+        // `get-displays` lists only the one backing logical display 0.
+        let known = fold_ids();
+        let open = include_str!(
+            "../../../../fixtures/android/parser-display-get-displays-real-fold-open.txt"
+        );
+        assert_eq!(
+            active_display(open, &known).as_deref(),
+            Some("4619827259835644672")
+        );
+        let closed = include_str!(
+            "../../../../fixtures/android/parser-display-get-displays-real-fold-closed.txt"
+        );
+        assert_eq!(
+            active_display(closed, &known).as_deref(),
+            Some("4619827551948147201")
+        );
+        // The inner panel is not listed while folded.
+        assert_eq!(active_display(closed, &known[..1]), None);
+    }
+
+    #[test]
+    fn real_overlay_display_is_not_a_panel() {
+        // An overlay display (`uniqueId "overlay:1"`, state ON) after the inner panel.
+        let text = include_str!(
+            "../../../../fixtures/android/parser-display-get-displays-real-overlay.txt"
+        );
+        let known = fold_ids();
+        assert_eq!(
+            active_display(text, &known).as_deref(),
+            Some("4619827259835644672")
+        );
+        assert_eq!(active_display(text, &known[1..]), None);
     }
 }
