@@ -83,6 +83,7 @@
 //! match (`progressToken`, a cancelled `requestId`) exactly as they are.
 
 mod json;
+mod prescan;
 mod terms;
 mod text;
 
@@ -116,8 +117,8 @@ pub struct Filter {
     encoder: AhoCorasick,
     /// The pattern id of the token prefix in `encoder`; every other pattern is a term.
     prefix_id: PatternID,
-    /// The token prefix alone, ASCII case-insensitive, for the decoder.
-    prefix: AhoCorasick,
+    /// Byte length of the longest pattern: how far the pre-scan widens its windows.
+    widen: usize,
 }
 
 static GLOBAL: LazyLock<Filter> = LazyLock::new(Filter::new);
@@ -130,6 +131,7 @@ impl Filter {
         patterns.extend(CHINESE_TERMS.iter().map(|t| (*t).to_owned()));
         let prefix_index = patterns.len();
         patterns.push(TOKEN_PREFIX.to_owned());
+        let widen = patterns.iter().map(String::len).max().unwrap_or(0);
         // The pattern set is a compile-time constant of about a hundred short strings, far
         // below any automaton size limit, so building cannot fail at run time; the tests
         // build it on every run.
@@ -139,14 +141,10 @@ impl Filter {
             .kind(Some(AhoCorasickKind::DFA))
             .build(&patterns)
             .expect("the fixed term patterns always compile");
-        let prefix = AhoCorasickBuilder::new()
-            .ascii_case_insensitive(true)
-            .build([TOKEN_PREFIX])
-            .expect("the token prefix always compiles");
         Filter {
             encoder,
             prefix_id: PatternID::must(prefix_index),
-            prefix,
+            widen,
         }
     }
 
@@ -184,6 +182,20 @@ mod tests {
             assert!(!enabled_from_env_value(off), "{off:?}");
         }
         assert_eq!(ENV_VAR, "MCP_MODEL_PAYLOAD_FILTER");
+    }
+
+    #[test]
+    fn every_pattern_holds_a_prescan_fingerprint() {
+        // The pre-scan's correctness rests on this: a pattern without a fingerprint could
+        // match in a block the scan skips.
+        let mut patterns = terms::ascii_patterns();
+        patterns.extend(CHINESE_TERMS.iter().map(|t| (*t).to_owned()));
+        patterns.push(TOKEN_PREFIX.to_owned());
+        for p in &patterns {
+            for variant in [p.clone(), p.to_ascii_uppercase()] {
+                assert!(prescan::has_fingerprint(variant.as_bytes()), "{variant:?}");
+            }
+        }
     }
 
     #[test]

@@ -1,10 +1,13 @@
 //! Encoding and decoding of one string: the token format and the prefix escape.
 
 use std::borrow::Cow;
+use std::sync::LazyLock;
+
+use memchr::memmem;
 
 use aho_corasick::Input;
 
-use crate::{Filter, TOKEN_PREFIX};
+use crate::{Filter, TOKEN_PREFIX, prescan};
 
 /// Closes a token. Hex digits never contain `_`, so the first non-hex byte after the body
 /// must be the start of this.
@@ -18,23 +21,19 @@ impl Filter {
     /// Returns `Cow::Borrowed` when there is nothing to replace.
     #[must_use]
     pub fn encode_str<'a>(&self, text: &'a str) -> Cow<'a, str> {
-        let mut matches = self.encoder.find_iter(text).peekable();
-        if matches.peek().is_none() {
-            return Cow::Borrowed(text);
-        }
-        // A token is 2n + 12 bytes for n matched bytes; a little headroom avoids regrowing in
-        // the common case of a few short terms.
-        let mut out = String::with_capacity(text.len() + text.len() / 2 + 64);
-        let mut copied = 0;
-        for m in matches {
-            // Patterns are valid UTF-8 and so is `text`, and UTF-8 is self-synchronizing, so a
-            // match always starts and ends on a char boundary: these slices cannot panic.
-            out.push_str(&text[copied..m.start()]);
-            push_token(&mut out, &text.as_bytes()[m.start()..m.end()]);
-            copied = m.end();
-        }
-        out.push_str(&text[copied..]);
-        Cow::Owned(out)
+        let windows = prescan::windows(text.as_bytes(), self.widen);
+        encode_matches(text, self.find_in(text, windows))
+    }
+
+    /// The encoder's matches inside `windows` (see [`prescan`]).
+    fn find_in<'a>(
+        &'a self,
+        text: &'a str,
+        windows: Vec<(usize, usize)>,
+    ) -> impl Iterator<Item = aho_corasick::Match> + 'a {
+        windows
+            .into_iter()
+            .flat_map(move |(s, e)| self.encoder.find_iter(Input::new(text).span(s..e)))
     }
 
     /// Replaces every valid token (prefix and hex in any ASCII case) by the text it spells.
@@ -48,19 +47,20 @@ impl Filter {
         let mut copied = 0;
         let mut from = 0;
         let mut bytes_buf: Vec<u8> = Vec::new();
-        while let Some(m) = self.prefix.find(Input::new(text).span(from..text.len())) {
-            match parse_token(text.as_bytes(), m.end(), &mut bytes_buf) {
+        while let Some(start) = find_prefix(text.as_bytes(), from) {
+            let m = start..start + TOKEN_PREFIX.len();
+            match parse_token(text.as_bytes(), m.end, &mut bytes_buf) {
                 Some((decoded, end)) => {
                     let out = out.get_or_insert_with(|| String::with_capacity(text.len()));
                     // `m.start()` is the start of the ASCII prefix and `end` follows the
                     // ASCII terminator: both are char boundaries.
-                    out.push_str(&text[copied..m.start()]);
+                    out.push_str(&text[copied..m.start]);
                     out.push_str(decoded);
                     copied = end;
                     from = end;
                 }
                 // The prefix's first byte is `_`, so `m.start() + 1` is a char boundary.
-                None => from = m.start() + 1,
+                None => from = m.start + 1,
             }
         }
         match out {
@@ -77,10 +77,53 @@ impl Filter {
     pub fn contains_term(&self, text: &str) -> bool {
         // Leftmost-longest matches never overlap, and no term can overlap a token prefix
         // (no term starts or ends with `_`), so skipping prefix matches loses no term.
-        self.encoder
-            .find_iter(text)
+        let windows = prescan::windows(text.as_bytes(), self.widen);
+        self.find_in(text, windows)
             .any(|m| m.pattern() != self.prefix_id)
     }
+}
+
+/// `text` with every match replaced by its token; borrowed when there is none.
+fn encode_matches(text: &str, matches: impl Iterator<Item = aho_corasick::Match>) -> Cow<'_, str> {
+    let mut matches = matches.peekable();
+    if matches.peek().is_none() {
+        return Cow::Borrowed(text);
+    }
+    // A token is 2n + 12 bytes for n matched bytes; a little headroom avoids regrowing in
+    // the common case of a few short terms.
+    let mut out = String::with_capacity(text.len() + text.len() / 2 + 64);
+    let mut copied = 0;
+    for m in matches {
+        // Patterns are valid UTF-8 and so is `text`, and UTF-8 is self-synchronizing, so a
+        // match always starts and ends on a char boundary: these slices cannot panic.
+        out.push_str(&text[copied..m.start()]);
+        push_token(&mut out, &text.as_bytes()[m.start()..m.end()]);
+        copied = m.end();
+    }
+    out.push_str(&text[copied..]);
+    Cow::Owned(out)
+}
+
+/// The offset of the first token prefix (in any ASCII case) at or after `from`.
+///
+/// The prefix begins with `__`, which has no case: a SIMD substring search for it
+/// (`memchr::memmem`) finds the candidates, and only those are compared case-insensitively.
+fn find_prefix(text: &[u8], from: usize) -> Option<usize> {
+    static UNDERSCORES: LazyLock<memmem::Finder<'static>> =
+        LazyLock::new(|| memmem::Finder::new(b"__"));
+    let prefix = TOKEN_PREFIX.as_bytes();
+    let mut at = from;
+    while let Some(i) = UNDERSCORES.find(text.get(at..)?) {
+        let start = at + i;
+        if text
+            .get(start..start + prefix.len())
+            .is_some_and(|p| p.eq_ignore_ascii_case(prefix))
+        {
+            return Some(start);
+        }
+        at = start + 1;
+    }
+    None
 }
 
 fn push_token(out: &mut String, bytes: &[u8]) {
@@ -154,6 +197,43 @@ mod tests {
         for (i, c) in "0123456789abcdef".bytes().enumerate() {
             assert_eq!(usize::from(hex_value(c)), i);
             assert_eq!(usize::from(hex_value(c.to_ascii_uppercase())), i);
+        }
+    }
+
+    use proptest::strategy::Strategy as _;
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(256))]
+
+        /// The pre-scan's windows never change what is found: long texts of term fragments,
+        /// case changes, separators, non-ASCII and filler encode exactly as a search over the
+        /// whole text does.
+        #[test]
+        fn prescan_windows_find_what_the_whole_search_finds(
+            parts in proptest::collection::vec(
+                proptest::prop_oneof![
+                    proptest::sample::select(vec![
+                        "qwen", "Q-Wen", "dash scope", "ALIBABA", "ali_yuncs", "alicloud",
+                        "tongyi", "qian-wen", "ant group", "bailian", "ModelScope", "damo",
+                        "lingma", "wanx", "alipay", "antfin", "yuque", "dingtal\u{212A}",
+                        "taobao", "tmall", "qoder", "maxcompute", "通义", "支付宝", "__mcp_ref_",
+                        "__MCP_REF_71__", "ali", "yun", "baba", "scope", "group", "q", "wen",
+                    ]).prop_map(String::from),
+                    "[a-zA-Z _.,:/-]{0,40}",
+                    "[ -~]{0,12}",
+                    proptest::sample::select(vec!["é", "示例", "ſ", " ", "-", "_"]).prop_map(String::from),
+                ],
+                0..80,
+            )
+        ) {
+            let text: String = parts.concat();
+            let f = Filter::global();
+            let whole = encode_matches(&text, f.encoder.find_iter(&text));
+            proptest::prop_assert_eq!(f.encode_str(&text), whole.clone());
+            proptest::prop_assert_eq!(
+                f.contains_term(&text),
+                f.encoder.find_iter(&text).any(|m| m.pattern() != f.prefix_id)
+            );
         }
     }
 }
