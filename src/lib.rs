@@ -156,6 +156,26 @@ pub fn text_of(r: &rmcp::model::CallToolResult) -> String {
         .join("\n")
 }
 
+/// Runs `program args…` to completion within `limit` (killed if it overruns), for tests that
+/// look at a device through its own tools (`xcrun simctl …`). The error names the command
+/// and why it failed: it could not be started, or it overran.
+pub async fn run_with_deadline(
+    program: &str,
+    args: &[&str],
+    limit: std::time::Duration,
+) -> Result<std::process::Output, String> {
+    let shown = format!("`{program} {}`", args.join(" "));
+    let mut cmd = tokio::process::Command::new(program);
+    cmd.args(args)
+        .stdin(std::process::Stdio::null())
+        .kill_on_drop(true);
+    match tokio::time::timeout(limit, cmd.output()).await {
+        Ok(Ok(out)) => Ok(out),
+        Ok(Err(e)) => Err(format!("could not run {shown}: {e}")),
+        Err(_) => Err(format!("{shown} did not finish within {limit:?}")),
+    }
+}
+
 /// A `mobile-mcp` child spoken to line by line, for tests that look at the raw wire.
 pub struct RawStdio {
     child: std::process::Child,
