@@ -14,7 +14,6 @@
 //! row-by-row downscaler, and inflating a 100 KB PNG costs a few milliseconds here, small
 //! next to what separates the routes on any real link.
 
-use std::io::{self, Write};
 use std::sync::Mutex;
 use std::time::Duration;
 
@@ -118,48 +117,6 @@ impl RouteChooser {
     }
 }
 
-/// Largest raw frame the sink reserves room for up front (a 4K frame is 33 MB).
-const MAX_RESERVE: usize = 64 << 20;
-
-/// Where a raw capture is read into: once the header has arrived, room for the whole frame
-/// is reserved in one allocation, instead of a `Vec` doubling its way to 16 MiB of capacity
-/// (and copying 8 MiB) for a 10 MB frame.
-#[derive(Debug, Default)]
-pub(crate) struct FrameSink {
-    pub(crate) bytes: Vec<u8>,
-    sized: bool,
-}
-
-impl Write for FrameSink {
-    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-        self.bytes.extend_from_slice(buf);
-        if !self.sized && self.bytes.len() >= 16 {
-            self.sized = true;
-            let u = |i: usize| {
-                u32::from_le_bytes([
-                    self.bytes[i],
-                    self.bytes[i + 1],
-                    self.bytes[i + 2],
-                    self.bytes[i + 3],
-                ]) as usize
-            };
-            let total = u(0)
-                .checked_mul(u(4))
-                .and_then(|p| p.checked_mul(4))
-                .map(|p| p + 16);
-            if let Some(total) = total.filter(|&t| t <= MAX_RESERVE) {
-                self.bytes
-                    .reserve_exact(total.saturating_sub(self.bytes.len()));
-            }
-        }
-        Ok(buf.len())
-    }
-
-    fn flush(&mut self) -> io::Result<()> {
-        Ok(())
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -212,30 +169,5 @@ mod tests {
         for _ in 0..(3 * REPROBE_EVERY) {
             assert_eq!(c.next(), Route::Png);
         }
-    }
-
-    #[test]
-    fn sink_reserves_the_frame_once() {
-        let mut s = FrameSink::default();
-        let mut header = Vec::new();
-        for v in [1080u32, 2400, 1, 0] {
-            header.extend_from_slice(&v.to_le_bytes());
-        }
-        s.write_all(&header[..10]).unwrap();
-        s.write_all(&header[10..]).unwrap();
-        assert_eq!(s.bytes.capacity(), 16 + 1080 * 2400 * 4);
-        let chunk = vec![9u8; 65535];
-        let mut left = 1080 * 2400 * 4;
-        while left > 0 {
-            let n = left.min(chunk.len());
-            s.write_all(&chunk[..n]).unwrap();
-            left -= n;
-        }
-        assert_eq!(s.bytes.len(), 16 + 1080 * 2400 * 4);
-        assert_eq!(s.bytes.capacity(), 16 + 1080 * 2400 * 4, "no regrowth");
-        // A header that claims an absurd size reserves nothing.
-        let mut s = FrameSink::default();
-        s.write_all(&[0xff; 16]).unwrap();
-        assert!(s.bytes.capacity() < 1024);
     }
 }

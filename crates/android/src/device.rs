@@ -8,11 +8,12 @@
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use async_trait::async_trait;
 use base64::Engine as _;
+use mobile_device::screenshot::ScreenshotOptions;
 use mobile_device::{
     App, AppId, Button, Crash, Device, DeviceError, DevicePath, DeviceUrl, Element, ForegroundApp,
     Locales, Location, LogEntry, LogField, LogQuery, Orientation, PackageName, Platform, Point,
@@ -20,8 +21,9 @@ use mobile_device::{
 };
 use tokio::sync::{Mutex, OnceCell};
 
-use crate::capture::{FrameSink, Route, RouteChooser};
+use crate::capture::{Route, RouteChooser};
 use crate::parse;
+use crate::parse::screencap::{HEADER_V2, RawFrameSink, RawOutcome};
 use crate::parse::ui::DumpError;
 use crate::quote::command;
 use crate::transport::{AdbResult, Link, run};
@@ -70,6 +72,8 @@ pub struct AndroidDevice {
     install_timeout: Duration,
     input: Mutex<()>,
     capture_route: RouteChooser,
+    /// Length of this device's raw `screencap` header (16 from Android 10, else 12).
+    raw_header: AtomicUsize,
     displays: OnceCell<Vec<String>>,
     recording: Mutex<Option<ActiveRecording>>,
 }
@@ -86,6 +90,7 @@ impl AndroidDevice {
             timeout,
             install_timeout,
             input: Mutex::new(()),
+            raw_header: AtomicUsize::new(HEADER_V2),
             capture_route: RouteChooser::new(if prefers_png(&link) {
                 Route::Png
             } else {
@@ -650,56 +655,63 @@ impl Device for AndroidDevice {
         })
     }
 
-    /// 1 round trip: `screencap` (raw RGBA, no PNG encode on the phone) or `screencap -p`,
-    /// whichever has been faster on this device ([`crate::capture`]); a multi-display phone
-    /// adds `dumpsys SurfaceFlinger --display-id` once and `cmd display get-displays` per
-    /// capture, and captures with `-d ID`.
-    async fn screenshot(&self) -> Result<Screenshot> {
+    /// 1 round trip: `screencap` (raw RGBA, no PNG encode on the phone, scaled while it
+    /// arrives) or `screencap -p`, whichever has been faster on this device
+    /// ([`crate::capture`]); a multi-display phone adds `dumpsys SurfaceFlinger
+    /// --display-id` once and `cmd display get-displays` per capture, and captures with
+    /// `-d ID`. A phone whose raw header is the pre-Android-10 one costs one more capture,
+    /// once.
+    async fn screenshot(&self, want: &ScreenshotOptions) -> Result<Screenshot> {
         let display = self.capture_display().await?;
-        let route = self.capture_route.next();
         let mut argv = vec!["screencap".to_string()];
-        if route == Route::Png {
-            argv.push("-p".into());
-        }
         if let Some(d) = &display {
             argv.push("-d".into());
             argv.push(d.clone());
         }
+        let route = self.capture_route.next();
+        if route == Route::Raw {
+            for _ in 0..2 {
+                let started = Instant::now();
+                let header = self.raw_header.load(Ordering::Relaxed);
+                let mut sink = RawFrameSink::new(*want, header);
+                let cmd = command(&argv)?;
+                let link = self.link.clone();
+                let id = self.id.clone();
+                let sink = run(
+                    "taking a screenshot",
+                    self.timeout,
+                    self.link.on_timeout(),
+                    move || {
+                        link.shell_to(&cmd, &mut sink)
+                            .map_err(|e| adb_error(&id, &link, "taking a screenshot", e))?;
+                        Ok(sink)
+                    },
+                )
+                .await?;
+                match sink.finish() {
+                    RawOutcome::Frame(s) => {
+                        self.capture_route.record(route, started.elapsed());
+                        return Ok(s);
+                    }
+                    RawOutcome::OtherHeader(len) => self.raw_header.store(len, Ordering::Relaxed),
+                    RawOutcome::Unreadable(why) => {
+                        tracing::debug!(device = %self.id, %why, "raw screencap unreadable; PNG from now on");
+                        break;
+                    }
+                }
+            }
+            // Not a frame the pipeline reads: PNG from now on.
+            self.capture_route.give_up(Route::Raw);
+        }
+        argv.insert(1, "-p".into());
         let started = Instant::now();
-        let cmd = command(&argv)?;
-        let link = self.link.clone();
-        let id = self.id.clone();
-        let bytes = run(
-            "taking a screenshot",
-            self.timeout,
-            self.link.on_timeout(),
-            move || {
-                let mut sink = FrameSink::default();
-                link.shell_to(&cmd, &mut sink)
-                    .map_err(|e| adb_error(&id, &link, "taking a screenshot", e))?;
-                Ok(sink.bytes)
-            },
-        )
-        .await?;
+        let bytes = self
+            .sh_bytes("taking a screenshot", command(&argv)?, self.timeout)
+            .await?;
         if route == Route::Png {
-            self.capture_route.record(route, started.elapsed());
-            return png_capture(bytes);
+            self.capture_route.record(Route::Png, started.elapsed());
         }
-        match parse::screencap::parse_raw(bytes) {
-            Some(s) => {
-                self.capture_route.record(route, started.elapsed());
-                Ok(s)
-            }
-            None => {
-                // A pixel format the pipeline does not read: PNG from now on.
-                self.capture_route.give_up(Route::Raw);
-                argv.insert(1, "-p".into());
-                let bytes = self
-                    .sh_bytes("taking a screenshot", command(&argv)?, self.timeout)
-                    .await?;
-                png_capture(bytes)
-            }
-        }
+        png_capture(bytes)
     }
 
     /// 1 round trip (`uiautomator dump /dev/tty`), retried on uiautomator's known

@@ -10,6 +10,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use mobile_android::{AndroidBackend, AndroidConfig};
+use mobile_device::screenshot::{self, OutputFormat, ScreenshotOptions};
 use mobile_device::{
     AppId, Button, CaptureFormat, Device, DeviceBackend, DeviceError, DeviceKind, DevicePath,
     DeviceState, DeviceUrl, Locales, LogFilter, LogQuery, Orientation, Point, RecordingOptions,
@@ -331,19 +332,24 @@ async fn every_method_through_a_private_adb_server() {
         }
         assert!(matches!(d.crash("nope").await.unwrap_err(), DeviceError::NotFound { .. }));
 
-        // Screenshot: the first capture is raw RGBA of the whole screen, the second tries
-        // PNG (the route is then chosen by measured time, see capture.rs).
+        // Screenshot: the first capture is the raw frame, scaled while it arrives; the
+        // second tries PNG (the route is then chosen by measured time, see capture.rs).
         phone.clear_log();
-        let shot = d.screenshot().await.unwrap();
-        assert_eq!(shot.format, CaptureFormat::Rgba8 { width: 1080, height: 2400 });
-        assert_eq!(shot.bytes.len(), 1080 * 2400 * 4);
-        let png = d.screenshot().await.unwrap();
+        let opts = ScreenshotOptions { format: OutputFormat::Png, ..Default::default() };
+        let shot = d.screenshot(&opts).await.unwrap();
+        assert_eq!(
+            shot.format,
+            CaptureFormat::ScaledRgb8 { width: 461, height: 1024, source_width: 1080, source_height: 2400 }
+        );
+        let png = d.screenshot(&opts).await.unwrap();
         assert_eq!(png.format, CaptureFormat::Png);
         assert!(png.bytes.starts_with(b"\x89PNG\r\n\x1a\n"));
-        let decoded = mobile_device::screenshot::decode(&png).unwrap().to_rgba8();
-        assert_eq!(decoded.dimensions(), (1080, 2400));
-        assert!(decoded.as_raw() == &shot.bytes, "both routes show the same frame");
-        d.screenshot().await.unwrap();
+        assert_eq!(
+            screenshot::process(&png, &opts).unwrap(),
+            screenshot::process(&shot, &opts).unwrap(),
+            "both routes show the same frame"
+        );
+        d.screenshot(&opts).await.unwrap();
         let log = argvs(&phone);
         assert_eq!(
             log[..3],
@@ -410,12 +416,14 @@ async fn direct_tcp_without_an_adb_server() {
         d.tap(Point::new(5, 6)).await.unwrap();
         assert_eq!(events(&phone), vec![InputEvent::Tap { x: 5.0, y: 6.0 }]);
         d.type_text("a b").await.unwrap();
-        let shot = d.screenshot().await.unwrap();
+        let shot = d.screenshot(&ScreenshotOptions::default()).await.unwrap();
         assert_eq!(
             shot.format,
-            CaptureFormat::Rgba8 {
-                width: 1080,
-                height: 2400
+            CaptureFormat::ScaledRgb8 {
+                width: 461,
+                height: 1024,
+                source_width: 1080,
+                source_height: 2400
             }
         );
         let dir = tempfile::tempdir().unwrap();

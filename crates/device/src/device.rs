@@ -12,6 +12,7 @@ use async_trait::async_trait;
 
 use crate::error::{DeviceError, Result};
 use crate::input::{AppId, DevicePath, DeviceUrl, Locales};
+use crate::screenshot::ScreenshotOptions;
 use crate::types::*;
 
 /// Called with (bytes done, bytes total) while a long transfer runs.
@@ -49,9 +50,11 @@ pub trait Device: Send + Sync + 'static {
     async fn screen_size(&self) -> Result<ScreenSize> {
         Err(self.unsupported("reading the screen size"))
     }
-    /// Captures the screen as the device delivers it; the server's screenshot
-    /// pipeline ([`crate::screenshot`]) scales and encodes it.
-    async fn screenshot(&self) -> Result<Screenshot> {
+    /// Captures the screen; the server's screenshot pipeline ([`crate::screenshot`]) then
+    /// scales and encodes it. `want` is what the caller will ask of the pipeline: a backend
+    /// that reads raw frames may scale them while they arrive
+    /// ([`crate::screenshot::StreamScaler`]), so no full frame is held; others ignore it.
+    async fn screenshot(&self, _want: &ScreenshotOptions) -> Result<Screenshot> {
         Err(self.unsupported("screenshots"))
     }
     /// Elements on screen, flattened depth-first, with `@eN` refs numbered from 1.

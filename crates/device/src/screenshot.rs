@@ -93,6 +93,15 @@ pub fn decode(capture: &Screenshot) -> Result<DynamicImage> {
                     .ok_or_else(|| DeviceError::backend("the framebuffer has the wrong size"))?;
             Ok(DynamicImage::ImageRgba8(img))
         }
+        CaptureFormat::ScaledRgb8 { width, height, .. } => {
+            let need = width as usize * height as usize * 3;
+            let img = capture
+                .bytes
+                .get(..need)
+                .and_then(|b| RgbImage::from_raw(width, height, b.to_vec()))
+                .ok_or_else(|| DeviceError::backend("the scaled frame has the wrong size"))?;
+            Ok(DynamicImage::ImageRgb8(img))
+        }
     }
 }
 
@@ -134,16 +143,7 @@ pub fn target_size(w: u32, h: u32, opts: &ScreenshotOptions) -> (u32, u32) {
 /// the small output (a 1080×2400 frame would otherwise add 10 MB). Other inputs (JPEG,
 /// grey, 16-bit or interlaced PNG) are decoded whole by `image` first.
 pub fn process(capture: &Screenshot, opts: &ScreenshotOptions) -> Result<ProcessedScreenshot> {
-    if let Some(s) = opts.scale
-        && !(s > 0.0 && s <= 1.0)
-    {
-        return Err(DeviceError::invalid(format!(
-            "scale must be greater than 0 and at most 1, got {s}"
-        )));
-    }
-    if opts.max_size == Some(0) {
-        return Err(DeviceError::invalid("maxSize must be at least 1"));
-    }
+    check_options(opts)?;
     let img = match capture.format {
         CaptureFormat::Rgba8 { width, height } => {
             let frame = raw_frame(capture, width, height)?;
@@ -159,6 +159,30 @@ pub fn process(capture: &Screenshot, opts: &ScreenshotOptions) -> Result<Process
             None => scale_decoded(decode(capture)?, opts)?,
         },
         CaptureFormat::Jpeg => scale_decoded(decode(capture)?, opts)?,
+        CaptureFormat::ScaledRgb8 {
+            width,
+            height,
+            source_width,
+            source_height,
+        } => {
+            let need = width as usize * height as usize * 3;
+            let rows = capture.bytes.get(..need).ok_or_else(|| {
+                DeviceError::backend(format!(
+                    "the scaled frame is {} bytes, {width}x{height} RGB needs {need}",
+                    capture.bytes.len()
+                ))
+            })?;
+            // Scaled with other options than these: scale what arrived (never enlarge it).
+            let (tw, th) = target_size(source_width, source_height, opts);
+            let mut scaler = AreaDownscaler::new(width, height, tw.min(width), th.min(height))?;
+            for row in rows.chunks_exact(width as usize * 3) {
+                scaler.push_row::<3>(row);
+            }
+            Scaled {
+                source: (source_width, source_height),
+                ..scaler.finish()?
+            }
+        }
     };
     let (tw, th) = img.scaled.dimensions();
     let mut out = Vec::with_capacity((tw * th) as usize / 4);
@@ -184,14 +208,74 @@ pub fn process(capture: &Screenshot, opts: &ScreenshotOptions) -> Result<Process
     })
 }
 
+/// Rejects options the pipeline cannot honour.
+fn check_options(opts: &ScreenshotOptions) -> Result<()> {
+    if let Some(s) = opts.scale
+        && !(s > 0.0 && s <= 1.0)
+    {
+        return Err(DeviceError::invalid(format!(
+            "scale must be greater than 0 and at most 1, got {s}"
+        )));
+    }
+    if opts.max_size == Some(0) {
+        return Err(DeviceError::invalid("maxSize must be at least 1"));
+    }
+    Ok(())
+}
+
+/// Scales a raw RGBA frame while it arrives, one row at a time, so a backend reading a
+/// framebuffer from a socket never holds the whole frame (10 MB for 1080×2400): what it
+/// keeps is one row of sums and the scaled RGB image, which [`process`] then only encodes.
+#[derive(Debug)]
+pub struct StreamScaler {
+    inner: AreaDownscaler,
+}
+
+impl StreamScaler {
+    /// A scaler for a `width`×`height` frame, to the size `opts` gives it.
+    ///
+    /// # Errors
+    /// Invalid options, or an empty frame.
+    pub fn new(width: u32, height: u32, opts: &ScreenshotOptions) -> Result<Self> {
+        check_options(opts)?;
+        let (tw, th) = target_size(width, height, opts);
+        Ok(StreamScaler {
+            inner: AreaDownscaler::new(width, height, tw, th)?,
+        })
+    }
+
+    /// The next row of the frame: `width` RGBA pixels (alpha is ignored).
+    pub fn push_rgba_row(&mut self, row: &[u8]) {
+        self.inner.push_row::<4>(row);
+    }
+
+    /// The scaled capture, once every row has arrived.
+    ///
+    /// # Errors
+    /// The frame ended early.
+    pub fn finish(self) -> Result<Screenshot> {
+        let Scaled { scaled, source } = self.inner.finish()?;
+        let (width, height) = scaled.dimensions();
+        Ok(Screenshot {
+            format: CaptureFormat::ScaledRgb8 {
+                width,
+                height,
+                source_width: source.0,
+                source_height: source.1,
+            },
+            bytes: scaled.into_raw(),
+        })
+    }
+}
+
 /// A scaled frame and the size it was scaled from.
 struct Scaled {
     scaled: RgbImage,
     source: (u32, u32),
 }
 
-/// Baseline JPEG with 4:2:0 chroma subsampling, as phones' and browsers' encoders write
-/// it (`jpeg-encoder`; the `image` crate's encoder only writes 4:4:4, about 25% larger at
+/// Baseline JPEG with 4:2:0 chroma subsampling and optimized Huffman tables, as phones'
+/// and browsers' encoders write it (`jpeg-encoder`; the `image` crate's encoder only writes 4:4:4, about 25% larger at
 /// the same quality, and was 4× slower here: docs/performance.md).
 fn encode_jpeg(img: &RgbImage, quality: u8, out: &mut Vec<u8>) -> Result<()> {
     let (w, h) = img.dimensions();
@@ -202,6 +286,9 @@ fn encode_jpeg(img: &RgbImage, quality: u8, out: &mut Vec<u8>) -> Result<()> {
     };
     let mut enc = jpeg_encoder::Encoder::new(out, quality.clamp(1, 100));
     enc.set_sampling_factor(jpeg_encoder::SamplingFactor::R_4_2_0);
+    // Huffman tables fitted to this image: a few percent smaller for one more pass over
+    // the coefficients (docs/performance.md).
+    enc.set_optimized_huffman_tables(true);
     enc.encode(img.as_raw(), w16, h16, jpeg_encoder::ColorType::Rgb)
         .map_err(|e| DeviceError::backend(format!("JPEG encoding failed: {e}")))
 }
@@ -259,6 +346,7 @@ fn scale_decoded(img: DynamicImage, opts: &ScreenshotOptions) -> Result<Scaled> 
 /// screenshots it looks like a box filter, needs no float intermediate (`resize_exact`
 /// kept 16 bytes per pixel of a 1080-wide frame) and is several times faster
 /// (crates/device/benches/screenshot.rs, stage rows). Holds one row of sums and the output.
+#[derive(Debug)]
 struct AreaDownscaler {
     sw: usize,
     sh: usize,
@@ -551,5 +639,70 @@ mod tests {
         };
         let hi = process(&png(1080, 2400), &q90).unwrap();
         assert!(hi.bytes.len() > p.bytes.len(), "quality 90 must cost bytes");
+    }
+
+    #[test]
+    fn stream_scaler_equals_the_pipeline_on_a_whole_frame() {
+        let rgba = RgbaImage::from_fn(1080, 2400, |x, y| {
+            image::Rgba([(x % 251) as u8, (y % 241) as u8, ((x + y) % 256) as u8, 255])
+        });
+        let raw = Screenshot {
+            format: CaptureFormat::Rgba8 {
+                width: 1080,
+                height: 2400,
+            },
+            bytes: rgba.into_raw(),
+        };
+        let opts = ScreenshotOptions {
+            format: OutputFormat::Png,
+            ..Default::default()
+        };
+        let whole = process(&raw, &opts).unwrap();
+        let mut s = StreamScaler::new(1080, 2400, &opts).unwrap();
+        for row in raw.bytes.chunks_exact(1080 * 4) {
+            s.push_rgba_row(row);
+        }
+        let streamed = s.finish().unwrap();
+        assert_eq!(
+            streamed.format,
+            CaptureFormat::ScaledRgb8 {
+                width: 461,
+                height: 1024,
+                source_width: 1080,
+                source_height: 2400
+            }
+        );
+        assert_eq!(streamed.bytes.len(), 461 * 1024 * 3);
+        assert_eq!(process(&streamed, &opts).unwrap(), whole);
+        // Asked for less than was scaled: scaled again, the source size kept.
+        let small = ScreenshotOptions {
+            max_size: Some(500),
+            ..opts
+        };
+        let p = process(&streamed, &small).unwrap();
+        assert_eq!(
+            (p.width, p.height, p.source_width, p.source_height),
+            (225, 500, 1080, 2400)
+        );
+        // A frame that ends early is an error.
+        let mut s = StreamScaler::new(1080, 2400, &opts).unwrap();
+        s.push_rgba_row(&raw.bytes[..1080 * 4]);
+        assert!(
+            s.finish()
+                .unwrap_err()
+                .to_string()
+                .contains("ended after 1 of its 2400 rows")
+        );
+        assert!(
+            StreamScaler::new(
+                10,
+                10,
+                &ScreenshotOptions {
+                    max_size: Some(0),
+                    ..opts
+                }
+            )
+            .is_err()
+        );
     }
 }

@@ -340,6 +340,15 @@ pub enum CaptureFormat {
         width: u32,
         height: u32,
     },
+    /// Tightly packed RGB8 rows that the backend already scaled, while the frame arrived,
+    /// from a `source_width`×`source_height` screen with the caller's options
+    /// ([`crate::screenshot::StreamScaler`]).
+    ScaledRgb8 {
+        width: u32,
+        height: u32,
+        source_width: u32,
+        source_height: u32,
+    },
 }
 
 /// A screen capture as the device returned it, before the screenshot pipeline.

@@ -445,7 +445,10 @@ impl Device for SimulatorDevice {
         })
     }
 
-    async fn screenshot(&self) -> Result<Screenshot> {
+    async fn screenshot(
+        &self,
+        _want: &mobile_device::screenshot::ScreenshotOptions,
+    ) -> Result<Screenshot> {
         Ok(Screenshot {
             format: CaptureFormat::Png,
             bytes: self.capture_png().await?,

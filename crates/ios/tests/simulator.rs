@@ -645,7 +645,10 @@ fn screenshot_screen_size_and_orientation() {
         let h = Harness::new();
         let dev = h.device().await;
         h.clear_log();
-        let shot = dev.screenshot().await.unwrap();
+        let shot = dev
+            .screenshot(&mobile_device::screenshot::ScreenshotOptions::default())
+            .await
+            .unwrap();
         assert_eq!(shot.format, CaptureFormat::Png);
         let (w, hgt) = mobile_ios::screen::png_dimensions(&shot.bytes).unwrap();
         if !real() {
@@ -824,7 +827,11 @@ fn a_shut_down_simulator_says_how_to_boot_it() {
             e.contains(&format!("xcrun simctl boot {SHUTDOWN_UDID}")),
             "{e}"
         );
-        let e = dev.screenshot().await.unwrap_err().to_string();
+        let e = dev
+            .screenshot(&mobile_device::screenshot::ScreenshotOptions::default())
+            .await
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("is not booted"), "{e}");
         let e = dev
             .logs(&LogQuery::default())

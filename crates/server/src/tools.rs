@@ -223,7 +223,7 @@ impl MobileServer {
         opts: ScreenshotOptions,
     ) -> Result<(ProcessedScreenshot, (u32, u32)), Failure> {
         let shot = self
-            .run(ctx, "taking a screenshot", device.screenshot())
+            .run(ctx, "taking a screenshot", device.screenshot(&opts))
             .await?;
         let processed = tokio::task::spawn_blocking(move || screenshot::process(&shot, &opts))
             .await

@@ -92,7 +92,10 @@ impl Device for Double {
             density: Some(420),
         })
     }
-    async fn screenshot(&self) -> Result<Screenshot> {
+    async fn screenshot(
+        &self,
+        _want: &mobile_device::screenshot::ScreenshotOptions,
+    ) -> Result<Screenshot> {
         self.calls.push("screenshot".into());
         Ok(Screenshot {
             format: CaptureFormat::Png,
