@@ -23,6 +23,7 @@
 pub mod boundary;
 pub mod files;
 pub mod http;
+pub mod memory;
 pub mod output;
 pub mod params;
 pub mod policy;

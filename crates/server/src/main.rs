@@ -194,29 +194,6 @@ fn registry(cli: &Cli) -> anyhow::Result<(DeviceRegistry, Option<PhoneHandle>)> 
     Ok((registry, None))
 }
 
-/// A decoded phone frame is about 10 MB (1080×2400 RGBA). glibc's malloc raises its mmap
-/// threshold to the size of the first such buffer freed, after which these buffers come from
-/// per-thread arenas that keep the pages: with screenshots decoded on rotating blocking
-/// threads, the server's RSS grew to about 100 MiB (measured by `scripts/bench.sh`). A fixed
-/// threshold keeps every buffer of 1 MiB or more in its own mapping, returned on free.
-/// Process-wide, so the binary sets it once at start-up rather than a library behind its back.
-fn return_large_buffers_to_the_os() {
-    #[cfg(all(target_os = "linux", target_env = "gnu"))]
-    {
-        static ONCE: std::sync::Once = std::sync::Once::new();
-        ONCE.call_once(|| {
-            const M_MMAP_THRESHOLD: std::ffi::c_int = -3;
-            unsafe extern "C" {
-                fn mallopt(param: std::ffi::c_int, value: std::ffi::c_int) -> std::ffi::c_int;
-            }
-            // SAFETY: mallopt only changes an allocator tuning parameter; valid at any time.
-            unsafe {
-                mallopt(M_MMAP_THRESHOLD, 1 << 20);
-            }
-        });
-    }
-}
-
 async fn shutdown_signal() {
     #[cfg(unix)]
     {
@@ -241,7 +218,7 @@ async fn shutdown_signal() {
 
 #[tokio::main]
 async fn main() -> anyhow::Result<()> {
-    return_large_buffers_to_the_os();
+    mobile_mcp::memory::tune();
     let cli = Cli::parse();
     init_logging(&cli)?;
     let options = options(&cli)?;

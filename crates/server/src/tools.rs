@@ -225,9 +225,14 @@ impl MobileServer {
         let shot = self
             .run(ctx, "taking a screenshot", device.screenshot(&opts))
             .await?;
-        let processed = tokio::task::spawn_blocking(move || screenshot::process(&shot, &opts))
-            .await
-            .map_err(|e| Failure(format!("the screenshot worker failed: {e}")))??;
+        let processed = tokio::task::spawn_blocking(move || {
+            let processed = screenshot::process(&shot, &opts);
+            drop(shot);
+            crate::memory::release_freed();
+            processed
+        })
+        .await
+        .map_err(|e| Failure(format!("the screenshot worker failed: {e}")))??;
         // Android taps in pixels, so the screen is the capture; iOS taps in points.
         let screen = match device.platform() {
             Platform::Android => (processed.source_width, processed.source_height),
