@@ -72,6 +72,23 @@ impl Filter {
         }
     }
 
+    /// Whether [`Filter::encode_str`] would change `text`: a term or a literal token prefix
+    /// occurs in it. On the serialized form of a JSON value this is a cheap test of whether
+    /// the value needs the walk at all (JSON escapes never occur inside a term or the prefix,
+    /// so a term in any string or key shows in the serialized text).
+    #[must_use]
+    pub fn encodes(&self, text: &str) -> bool {
+        let windows = prescan::windows(text.as_bytes(), self.widen);
+        self.find_in(text, windows).next().is_some()
+    }
+
+    /// Whether `text` holds a token prefix in any case: when it does not,
+    /// [`Filter::decode_str`] returns it unchanged.
+    #[must_use]
+    pub fn may_decode(&self, text: &str) -> bool {
+        find_prefix(text.as_bytes(), 0).is_some()
+    }
+
     /// Whether `text` contains a filtered term (a literal token prefix does not count).
     #[must_use]
     pub fn contains_term(&self, text: &str) -> bool {
@@ -190,6 +207,27 @@ mod tests {
         }
         let (decoded, end) = parse_token(b"7177656E__tail", 0, &mut buf).expect("valid token");
         assert_eq!((decoded, end), ("qwen", 10));
+    }
+
+    #[test]
+    fn encodes_and_may_decode_tell_when_the_walk_is_needed() {
+        let f = Filter::global();
+        for (text, encodes) in [
+            (
+                r#"{"result":{"content":[{"type":"text","text":"Tapped at 10,20"}]}}"#,
+                false,
+            ),
+            (r#"{"result":{"apps":["com.alibaba.qwen"]}}"#, true),
+            (r#"{"qwen":1}"#, true),
+            (r#"{"a":"通义"}"#, true),
+            // A literal prefix is escaped on the way out, so it needs the walk too.
+            (r#"{"a":"__MCP_REF_ literal"}"#, true),
+        ] {
+            assert_eq!(f.encodes(text), encodes, "{text}");
+            assert_eq!(f.encodes(text), f.encode_str(text) != text, "{text}");
+        }
+        assert!(!f.may_decode(r#"{"params":{"arguments":{"x":"a_b__c"}}}"#));
+        assert!(f.may_decode(r#"{"arguments":{"app":"__Mcp_Ref_7177656e__"}}"#));
     }
 
     #[test]
