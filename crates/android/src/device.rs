@@ -141,6 +141,18 @@ impl AndroidDevice {
         Ok(all)
     }
 
+    /// Two independent reads, one shell session each, run at the same time (the latency of
+    /// one round trip); outputs joined in order.
+    async fn sh_pair(&self, what: &str, first: String, second: String) -> Result<String> {
+        let (a, b) = tokio::try_join!(self.sh(what, first), self.sh(what, second))?;
+        let mut all = a;
+        if !all.ends_with('\n') {
+            all.push('\n');
+        }
+        all.push_str(&b);
+        Ok(all)
+    }
+
     async fn input(&self, what: &str, cmd: String) -> Result<()> {
         self.input_all(what, &[cmd]).await
     }
@@ -240,12 +252,10 @@ impl AndroidDevice {
 
     async fn adb_keyboard_state(&self) -> Result<(bool, bool)> {
         let out = self
-            .sh_seq(
+            .sh_pair(
                 "checking the keyboard",
-                &[
-                    command(&["settings", "get", "secure", "default_input_method"])?,
-                    command(&["pm", "path", ADB_KEYBOARD])?,
-                ],
+                command(&["settings", "get", "secure", "default_input_method"])?,
+                command(&["pm", "path", ADB_KEYBOARD])?,
             )
             .await?;
         let active = out.lines().next().unwrap_or("").contains(ADB_KEYBOARD);
@@ -642,12 +652,13 @@ impl Device for AndroidDevice {
         })
     }
 
-    /// 2 round trips: `wm size`, `wm density`.
+    /// 2 round trips at once: `wm size`, `wm density`.
     async fn screen_size(&self) -> Result<ScreenSize> {
         let out = self
-            .sh_seq(
+            .sh_pair(
                 "reading the screen size",
-                &[command(&["wm", "size"])?, command(&["wm", "density"])?],
+                command(&["wm", "size"])?,
+                command(&["wm", "density"])?,
             )
             .await?;
         parse::display::parse_wm(&out).ok_or_else(|| {
