@@ -5,7 +5,7 @@
 //! encoding it). Which one is faster depends on the phone and the link: a USB phone with a
 //! slow CPU favours raw, adb over Wi-Fi favours PNG, and the virtual phone of the tests
 //! (which caches its PNG) favours PNG by 50×. So the choice is measured per device: the first
-//! capture uses the likely winner ([`prefers_png`](crate::device) guesses from the link), the
+//! capture uses the likely winner (guessed from the link, `device::prefers_png`), the
 //! second tries the other route, then every capture takes the faster by a moving average of
 //! its wall time, re-trying the slower one every [`REPROBE_EVERY`] captures so a change (a
 //! busier phone, another screen) is noticed. Each capture is still one device round trip.

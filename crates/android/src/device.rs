@@ -668,7 +668,7 @@ impl Device for AndroidDevice {
 
     /// 1 round trip: `screencap` (raw RGBA, no PNG encode on the phone, scaled while it
     /// arrives) or `screencap -p`, whichever has been faster on this device
-    /// ([`crate::capture`]); a multi-display phone adds `dumpsys SurfaceFlinger
+    /// (`capture.rs`); a multi-display phone adds `dumpsys SurfaceFlinger
     /// --display-id` once and `cmd display get-displays` per capture, and captures with
     /// `-d ID`. A phone whose raw header is the pre-Android-10 one costs one more capture,
     /// once.

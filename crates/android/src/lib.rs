@@ -34,17 +34,18 @@
 //! - Input events (taps, swipes, keys, text) to one device are serialized.
 //! - Parsers in [`parse`] are pure and tested against `fixtures/android/`.
 //!
-//! Screenshots are captured raw (`screencap` without `-p`, handed on as
-//! `CaptureFormat::Rgba8`): the PNG encode on a phone costs hundreds of milliseconds,
-//! while USB and emulator links move the raw frame faster; devices on a real network
-//! (adb over Wi-Fi) get `screencap -p` instead. The shared pipeline scales and encodes
-//! once, on the host. The measurement is in [`device`] (`prefers_png`); each method's
-//! doc comment lists its device commands and round trips.
+//! Screenshots take whichever route has been faster on the device (`capture.rs`): the raw
+//! frame (`screencap`, no PNG encode on the phone; scaled while it streams in by
+//! [`parse::screencap::RawFrameSink`], so the 10 MB frame is never held) or the phone's PNG
+//! (`screencap -p`, about 10x fewer bytes). The first capture follows a guess from the link
+//! (raw over USB and emulators, PNG over a real network), the second tries the other route.
+//! The shared pipeline encodes once, on the host; each method's doc comment lists its device
+//! commands and round trips.
 //!
 //! Multi-command operations run one command per shell session (never `a; b`): a
-//! device line is always one quoted argv, which keeps injection auditing exact at
-//! the cost of one extra round trip for `wm size`+`wm density`, orientation changes
-//! and double taps.
+//! device line is always one quoted argv, which keeps injection auditing exact. Two
+//! independent reads (`wm size` + `wm density`) are sent at once; orientation changes and
+//! double taps cost one extra round trip.
 //!
 //! Crates used: `adb_client` (adb server and adbd protocols), `roxmltree` (uiautomator
 //! XML), `base64` (text for the ADBKeyboard IME).

@@ -136,7 +136,7 @@ pub fn target_size(w: u32, h: u32, opts: &ScreenshotOptions) -> (u32, u32) {
 
 /// Decodes, scales and encodes a capture.
 ///
-/// Every route ends in one [`AreaDownscaler`] fed row by row, so no full-size decoded
+/// Every route ends in one area downscaler fed row by row, so no full-size decoded
 /// frame is ever held beside the capture: a raw frame is read in place, and an 8-bit
 /// RGB/RGBA PNG (what `screencap -p` and `simctl io screenshot` write) is inflated one
 /// row at a time (`png` crate). That keeps the server's peak memory at the capture plus
