@@ -5,6 +5,12 @@
 //! any further server are named `HOST:PORT/SERIAL` (`10.0.0.7:5037/emulator-5554`), so
 //! two servers that each see an `emulator-5554` still give distinct ids. A direct device
 //! is named by its address (`127.0.0.1:15555`).
+//!
+//! A listing costs one `host:devices-l` per server plus, for each usable device, one
+//! `getprop` the first time that device is seen on that connection: the properties it
+//! shows (model, Android version, emulator or not) are fixed for one boot, so they are kept
+//! per (server, serial, adb `transport_id`). A reconnect or reboot gets a new transport id
+//! and is read afresh; an adb too old to print transport ids is read every time.
 
 use std::collections::HashMap;
 use std::net::SocketAddrV4;
@@ -45,7 +51,12 @@ enum Mode {
 pub struct AndroidBackend {
     mode: Mode,
     last_start: Mutex<Option<Instant>>,
+    /// Properties of the devices in the last listing, by their connection (see the module doc).
+    props: Mutex<HashMap<PropKey, parse::props::PropInfo>>,
 }
+
+/// One boot of one device on one adb server: (server, serial, `transport_id`).
+type PropKey = (SocketAddrV4, String, u64);
 
 impl AndroidBackend {
     /// Devices of the adb servers in `config`.
@@ -53,6 +64,7 @@ impl AndroidBackend {
         AndroidBackend {
             mode: Mode::Servers(config),
             last_start: Mutex::new(None),
+            props: Mutex::new(HashMap::new()),
         }
     }
 
@@ -66,7 +78,12 @@ impl AndroidBackend {
                 config: AndroidConfig::default(),
             },
             last_start: Mutex::new(None),
+            props: Mutex::new(HashMap::new()),
         }
+    }
+
+    fn lock_props(&self) -> std::sync::MutexGuard<'_, HashMap<PropKey, parse::props::PropInfo>> {
+        self.props.lock().unwrap_or_else(|p| p.into_inner())
     }
 
     fn config(&self) -> &AndroidConfig {
@@ -164,6 +181,15 @@ impl AndroidBackend {
         if !info.state.is_usable() {
             return (info, None);
         }
+        let key = match (&link, listed.and_then(|l| l.transport_id)) {
+            (Link::Server { addr, .. }, Some(t)) => Some((*addr, serial.clone(), t)),
+            _ => None,
+        };
+        let known = key.as_ref().and_then(|k| self.lock_props().get(k).cloned());
+        if let Some(p) = known {
+            apply_props(&mut info, p);
+            return (info, None);
+        }
         // One round trip: every property at once.
         let Ok(cmd) = command(&["getprop"]) else {
             return (info, None);
@@ -184,12 +210,10 @@ impl AndroidBackend {
             Ok(bytes) => {
                 let props = parse::props::parse_getprop(&String::from_utf8_lossy(&bytes));
                 let p = parse::props::prop_info(&serial, &props);
-                if let Some(m) = p.model.clone() {
-                    info.name = m.clone();
-                    info.model = Some(m);
+                if let Some(k) = key {
+                    self.lock_props().insert(k, p.clone());
                 }
-                info.version = p.version;
-                info.kind = p.kind;
+                apply_props(&mut info, p);
                 (info, None)
             }
             Err(e) => {
@@ -289,6 +313,15 @@ impl AndroidBackend {
                 Err(e) => discovery.notes.push(format!("{addr}: {e}")),
             }
         }
+        // Forget the connections this listing no longer shows (keeps the map as small as
+        // the listing; a server that did not answer keeps nothing).
+        self.lock_props().retain(|(addr, serial, t), _| {
+            pending.iter().any(|(_, link, l)| {
+                matches!(link, Link::Server { addr: a, .. } if a == addr)
+                    && l.serial == *serial
+                    && l.transport_id == Some(*t)
+            })
+        });
         let infos = futures_all(
             pending
                 .iter()
@@ -301,6 +334,16 @@ impl AndroidBackend {
         }
         discovery
     }
+}
+
+/// Shows what a device's properties say in its listing entry.
+fn apply_props(info: &mut DeviceInfo, p: parse::props::PropInfo) {
+    if let Some(m) = p.model {
+        info.name = m.clone();
+        info.model = Some(m);
+    }
+    info.version = p.version;
+    info.kind = p.kind;
 }
 
 /// Runs the futures concurrently, keeping their order.

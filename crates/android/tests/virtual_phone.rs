@@ -640,3 +640,60 @@ async fn concurrent_typing_does_not_interleave_and_paths_stay_literal() {
     .await
     .expect("test finished in time");
 }
+
+/// A listing reads a device's properties once per connection: listing again sends the
+/// phone nothing but what the adb server answers itself, and a reconnect (a new adb
+/// `transport_id`, as after a reboot) reads them afresh.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn listing_reads_properties_once_per_connection() {
+    tokio::time::timeout(TEST_DEADLINE, async {
+        let phone = VirtualPhone::start(PhoneConfig::default()).unwrap();
+        let adb = PrivateAdbServer::start().unwrap();
+        adb.connect(&phone).unwrap();
+        let backend = AndroidBackend::new(AndroidConfig {
+            servers: vec![adb.socket_addr()],
+            adb_path: Some("/nonexistent/adb".into()),
+            ..Default::default()
+        });
+        let getprops = |phone: &PhoneHandle| {
+            argvs(phone)
+                .into_iter()
+                .filter(|a| a.first().map(String::as_str) == Some("getprop"))
+                .count()
+        };
+        let listed = |found: mobile_device::Discovery| {
+            let d = found
+                .devices
+                .into_iter()
+                .find(|d| d.id == phone.serial())
+                .expect("listed");
+            (d.name, d.version, d.state)
+        };
+        let first = listed(backend.discover().await);
+        assert_eq!(
+            first,
+            (
+                "Pixel 7".to_string(),
+                Some("14".to_string()),
+                DeviceState::Online
+            )
+        );
+        assert_eq!(getprops(&phone), 1);
+
+        phone.clear_log();
+        assert_eq!(listed(backend.discover().await), first);
+        assert!(
+            phone.commands().is_empty(),
+            "a second listing sends the phone nothing: {:?}",
+            phone.commands()
+        );
+
+        adb.disconnect(&phone).unwrap();
+        adb.connect(&phone).unwrap();
+        phone.clear_log();
+        assert_eq!(listed(backend.discover().await), first);
+        assert_eq!(getprops(&phone), 1, "a new connection is read again");
+    })
+    .await
+    .expect("test finished in time");
+}

@@ -42,6 +42,11 @@ struct Args {
     /// Measured calls per tool and server (after warm-up).
     #[arg(long, default_value_t = 20)]
     iters: usize,
+    /// Calls of ours and of ours with the filter per round (interleaved, so each gets
+    /// `iters × ours_repeat` samples): their medians are sub-millisecond and the
+    /// filter-overhead ratio compares the two, so they get more samples than the peers.
+    #[arg(long, default_value_t = 3)]
+    ours_repeat: usize,
     /// Warm-up calls per tool and server.
     #[arg(long, default_value_t = 2)]
     warmup: usize,
@@ -370,6 +375,10 @@ struct Cell {
     #[serde(skip)]
     round_trip_samples: Vec<usize>,
     device_round_trips: Option<usize>,
+    /// Ours only: connections our server opened to the adb server per call (median),
+    /// counted through [`CountingProxy`]: each phone command, each features query, and each
+    /// query the adb server answers itself (`host:devices-l`, which the phone never sees).
+    adb_connections: Option<usize>,
     failures: usize,
     error: Option<String>,
     skipped: bool,
@@ -468,6 +477,46 @@ fn short(s: &str) -> String {
     }
 }
 
+/// A loopback TCP proxy in front of the adb server that counts the connections made through
+/// it: one per adb request (a host query, or `host:transport` + a service such as `shell:`).
+struct CountingProxy {
+    addr: std::net::SocketAddrV4,
+    count: Arc<std::sync::atomic::AtomicUsize>,
+    task: tokio::task::JoinHandle<()>,
+}
+
+impl CountingProxy {
+    async fn start(target: std::net::SocketAddrV4) -> Result<Self> {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
+        let std::net::SocketAddr::V4(addr) = listener.local_addr()? else {
+            anyhow::bail!("loopback listener is not IPv4");
+        };
+        let count = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+        let seen = count.clone();
+        let task = tokio::spawn(async move {
+            while let Ok((mut inbound, _)) = listener.accept().await {
+                seen.fetch_add(1, Ordering::SeqCst);
+                tokio::spawn(async move {
+                    if let Ok(mut outbound) = tokio::net::TcpStream::connect(target).await {
+                        let _ = tokio::io::copy_bidirectional(&mut inbound, &mut outbound).await;
+                    }
+                });
+            }
+        });
+        Ok(CountingProxy { addr, count, task })
+    }
+
+    fn connections(&self) -> usize {
+        self.count.load(Ordering::SeqCst)
+    }
+}
+
+impl Drop for CountingProxy {
+    fn drop(&mut self) {
+        self.task.abort();
+    }
+}
+
 /// Median wall time of a bare `adb_client` `shell:true` round trip through the adb server.
 fn adb_floor(addr: std::net::SocketAddrV4, serial: &str, n: usize, warmup: usize) -> Result<Stats> {
     use adb_client::ADBDeviceExt;
@@ -544,6 +593,8 @@ struct Report {
     peer_error: Option<String>,
     /// Sampled once per measured round, between the servers' calls.
     adb_floor: Stats,
+    /// adb server connections of one floor round trip (adb_client's features query + shell).
+    floor_connections: f64,
     client_floor: Option<Stats>,
     /// Sampled before any server ran (for reference: no other load from the servers).
     idle_adb_floor: Stats,
@@ -670,6 +721,47 @@ async fn run(args: &Args, work: &Path, phone: &PhoneHandle, adb: &PrivateAdbServ
     if nd_round_trips != 0 {
         eprintln!("bench: warning: the no-device call touched the device {nd_round_trips} times");
     }
+    // Adb round trips: a second instance of ours whose adb server is a counting proxy, and
+    // the floor's own `shell true` through the same proxy (adb_client asks the server for
+    // the device's features before each shell: two connections).
+    let floor_connections = {
+        let proxy = CountingProxy::start(adb.socket_addr()).await?;
+        let before = proxy.connections();
+        let (paddr, serial) = (proxy.addr, dev.clone());
+        tokio::task::spawn_blocking(move || adb_floor(paddr, &serial, 5, 0)).await??;
+        let floor_connections = (proxy.connections() - before) as f64 / 5.0;
+        let port = proxy.addr.port().to_string();
+        let counted = Spawn {
+            args: vec!["--adb-server".into(), proxy.addr.to_string()],
+            env: vec![
+                ("ANDROID_ADB_SERVER_PORT".into(), port),
+                ("ADB_LOCAL_TRANSPORT_MAX_PORT".into(), "5555".into()),
+            ],
+            stderr_log: work.join("ours_counted.stderr.log"),
+            ..ours.clone()
+        };
+        let (r, _) = start(&counted).await?;
+        all_pids.push(r.pid);
+        for (ti, tool) in tools.iter().enumerate() {
+            let a = subst(&tool.args, &dev);
+            let mut trips = Vec::new();
+            for i in 0..args.warmup.max(1) + 3 {
+                let before = proxy.connections();
+                call(&r, tool.name, &a, timeout).await;
+                if i >= args.warmup.max(1) {
+                    trips.push(proxy.connections() - before);
+                }
+            }
+            if let Some(c) = cells.get_mut(&(Kind::Ours, ti)) {
+                c.adb_connections = median_u(&trips);
+            }
+        }
+        stop(r).await;
+        floor_connections
+    };
+    eprintln!(
+        "bench: the floor's shell round trip opens {floor_connections} adb server connections"
+    );
 
     // Phase 2: every server, in alternation.
     let mut running: Vec<Running> = vec![ours_run];
@@ -712,9 +804,22 @@ async fn run(args: &Args, work: &Path, phone: &PhoneHandle, adb: &PrivateAdbServ
                 }
                 nd_round_samples.push(call(&running[0], nd_name, &nd_args, timeout).await.elapsed);
             }
+            // Rotate who goes first; ours and ours+filter come back `ours_repeat` times.
             let n = running.len();
-            for j in 0..n {
-                let r = &running[(round + j) % n];
+            let ours_like: Vec<bool> = running
+                .iter()
+                .map(|r| matches!(r.spawn.kind, Kind::Ours | Kind::OursFilter))
+                .collect();
+            let order: Vec<usize> = (0..args.ours_repeat.max(1))
+                .flat_map(|rep| {
+                    let ours_like = &ours_like;
+                    (0..n)
+                        .map(move |j| (round + j) % n)
+                        .filter(move |&i| rep == 0 || ours_like[i])
+                })
+                .collect();
+            for i in order {
+                let r = &running[i];
                 let kind = r.spawn.kind;
                 let cell = cells.entry((kind, ti)).or_default();
                 if cell.skipped {
@@ -834,14 +939,17 @@ async fn run(args: &Args, work: &Path, phone: &PhoneHandle, adb: &PrivateAdbServ
                 row.insert(k.key().into(), serde_json::to_value(c)?);
             }
         }
-        let trips = cells
-            .get(&(Kind::Ours, ti))
-            .and_then(|c| c.device_round_trips);
+        // In floor round trips: connections ÷ the floor's connections per round trip, or
+        // the phone commands when nothing was counted.
+        let trips = cells.get(&(Kind::Ours, ti)).and_then(|c| {
+            c.adb_connections
+                .filter(|_| floor_connections > 0.0)
+                .map(|n| n as f64 / floor_connections)
+                .or(c.device_round_trips.map(|t| t as f64))
+        });
         if let (Some(cf), Some(t)) = (&client_floor, trips) {
-            row.insert(
-                "floor_ms".into(),
-                json!(cf.median_ms + floor.median_ms * t as f64),
-            );
+            row.insert("floor_round_trips".into(), json!(t));
+            row.insert("floor_ms".into(), json!(cf.median_ms + floor.median_ms * t));
         }
         tool_rows.push(Value::Object(row));
     }
@@ -852,6 +960,7 @@ async fn run(args: &Args, work: &Path, phone: &PhoneHandle, adb: &PrivateAdbServ
         servers: kinds.iter().map(|k| k.key()).collect(),
         peer_error,
         adb_floor: floor,
+        floor_connections,
         client_floor,
         idle_adb_floor,
         idle_client_floor,
@@ -957,23 +1066,34 @@ fn markdown(r: &Report) -> String {
     s.push_str(&format!(
         "Floor (sampled in every measured round, between the servers' calls): bare `adb_client` `shell:true` round trip through the same adb server: median {} ms (min {}, max {}). \
          Client round trip of a tool call that touches no device (ours, argument rejected): {} ms. \
-         Floor of a tool = client round trip + adb round trip × the tool's device round trips.\n\n",
+         Floor of a tool = client round trip + adb round trip × the tool's round trips, where round trips = \
+         the adb server connections ours opens per call ÷ the {} connections of one floor round trip \
+         (counted through a loopback proxy; a phone command is a features query + the shell, as in the floor; \
+         a query the adb server answers itself, such as `host:devices-l`, is one connection the phone's log does not show).\n\n",
         fmt_ms(Some(r.adb_floor.median_ms)),
         fmt_ms(Some(r.adb_floor.min_ms)),
         fmt_ms(Some(r.adb_floor.max_ms)),
         fmt_ms(r.client_floor.as_ref().map(|c| c.median_ms)),
+        r.floor_connections,
     ));
     s.push_str("Latency in ms, median (min–max) over the measured calls; ratios are of medians (ours ÷ other; lower is better for ours).\n\n");
     if has_peer {
-        s.push_str("| tool | ours | peer legacy | peer default | ours/legacy | ours/default | device RTs ours/legacy/default | floor | ours/floor | ours+filter | filter/ours | response bytes ours/legacy/default |\n");
-        s.push_str("|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+        s.push_str("| tool | ours | peer legacy | peer default | ours/legacy | ours/default | device RTs ours/legacy/default | adb conns ours | floor | ours/floor | ours+filter | filter/ours | response bytes ours/legacy/default |\n");
+        s.push_str("|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
     } else {
-        s.push_str("| tool | ours | device RTs | floor | ours/floor | ours+filter | filter/ours | response bytes |\n");
-        s.push_str("|---|---|---|---|---|---|---|---|\n");
+        s.push_str("| tool | ours | device RTs | adb conns | floor | ours/floor | ours+filter | filter/ours | response bytes |\n");
+        s.push_str("|---|---|---|---|---|---|---|---|---|\n");
     }
     let rts = |row: &Value, k: &str| {
         get(row, k)
             .and_then(|c| c.get("device_round_trips"))
+            .and_then(|v| v.as_u64())
+            .map(|v| v.to_string())
+            .unwrap_or_else(|| "–".into())
+    };
+    let adb_rts = |row: &Value| {
+        get(row, "ours")
+            .and_then(|c| c.get("adb_connections"))
             .and_then(|v| v.as_u64())
             .map(|v| v.to_string())
             .unwrap_or_else(|| "–".into())
@@ -992,7 +1112,7 @@ fn markdown(r: &Report) -> String {
         let label = row["tool"].as_str().unwrap_or("");
         if has_peer {
             s.push_str(&format!(
-                "| {label} | {} | {} | {} | {} | {} | {}/{}/{} | {} | {} | {} | {} | {}/{}/{} |\n",
+                "| {label} | {} | {} | {} | {} | {} | {}/{}/{} | {} | {} | {} | {} | {} | {}/{}/{} |\n",
                 cell_ms(row, "ours"),
                 cell_ms(row, "peer_legacy"),
                 cell_ms(row, "peer_default"),
@@ -1001,6 +1121,7 @@ fn markdown(r: &Report) -> String {
                 rts(row, "ours"),
                 rts(row, "peer_legacy"),
                 rts(row, "peer_default"),
+                adb_rts(row),
                 fmt_ms(floor),
                 fmt_ratio(ours, floor),
                 fmt_ms(filt),
@@ -1011,9 +1132,10 @@ fn markdown(r: &Report) -> String {
             ));
         } else {
             s.push_str(&format!(
-                "| {label} | {} | {} | {} | {} | {} | {} | {} |\n",
+                "| {label} | {} | {} | {} | {} | {} | {} | {} | {} |\n",
                 cell_ms(row, "ours"),
                 rts(row, "ours"),
+                adb_rts(row),
                 fmt_ms(floor),
                 fmt_ratio(ours, floor),
                 fmt_ms(filt),

@@ -14,6 +14,10 @@ pub struct ListedDevice {
     pub raw_state: String,
     pub model: Option<String>,
     pub product: Option<String>,
+    /// The adb server's number for this connection of the device (`transport_id:N`, adb
+    /// 1.0.40 and later). A reconnect or reboot gets a new one, so it identifies one boot
+    /// of one device on one server.
+    pub transport_id: Option<u64>,
 }
 
 /// Parses the body of a `host:devices-l` reply.
@@ -40,11 +44,14 @@ pub fn parse_devices_l(text: &str) -> Vec<ListedDevice> {
         };
         let mut model = None;
         let mut product = None;
+        let mut transport_id = None;
         for kv in tail.split_whitespace() {
             if let Some(v) = kv.strip_prefix("model:") {
                 model = Some(v.replace('_', " "));
             } else if let Some(v) = kv.strip_prefix("product:") {
                 product = Some(v.to_string());
+            } else if let Some(v) = kv.strip_prefix("transport_id:") {
+                transport_id = v.parse().ok();
             }
         }
         let state = match raw_state.as_str() {
@@ -62,6 +69,7 @@ pub fn parse_devices_l(text: &str) -> Vec<ListedDevice> {
             raw_state,
             model,
             product,
+            transport_id,
         });
     }
     out
@@ -116,6 +124,9 @@ mod tests {
         assert!(state_hint("no permissions").unwrap().contains("udev"));
         assert_eq!(d[4].model.as_deref(), Some("VirtualDevice"));
         assert!(state_hint("device").is_none());
+        // Also read after the `no permissions (…)` explanation.
+        let ids: Vec<_> = d.iter().map(|l| l.transport_id).collect();
+        assert_eq!(ids, [Some(1), Some(3), Some(4), Some(5), Some(6)]);
     }
 
     #[test]
@@ -148,6 +159,8 @@ mod tests {
         assert_eq!(d[0].serial, "0a388e93");
         assert_eq!(d[0].model.as_deref(), Some("Nexus 7"));
         assert_eq!(d[0].product.as_deref(), Some("razor"));
+        // adb before 1.0.40 printed no transport id.
+        assert_eq!(d[0].transport_id, None);
     }
 
     #[test]
@@ -160,6 +173,7 @@ mod tests {
         assert_eq!(d[0].model.as_deref(), Some("SM S918B"));
         assert_eq!(d[1].serial, "127.0.0.1:34381");
         assert_eq!(d[1].state, DeviceState::Online);
+        assert_eq!((d[0].transport_id, d[1].transport_id), (Some(27), Some(33)));
         assert_eq!(
             (d[1].model.as_deref(), d[1].product.as_deref()),
             (None, None)
