@@ -170,12 +170,23 @@ impl Filter {
         map: &mut Map<String, Value>,
         keep: Keep,
     ) -> Result<(), D::Error> {
-        // Decided from the members as they arrived, before anything is rewritten.
-        let media =
-            matches!(map.get("type"), Some(Value::String(t)) if t == "image" || t == "audio");
-        let resource = matches!(map.get("uri"), Some(Value::String(_)));
-        for (key, value) in map.iter_mut() {
+        // Decided from the members as they arrived, before anything is rewritten. One pass over
+        // the members (keys are unique) costs less than two lookups, for either map type.
+        let (mut media, mut resource) = (false, false);
+        for (key, value) in map.iter() {
+            match (key.as_str(), value) {
+                ("type", Value::String(t)) => media = t == "image" || t == "audio",
+                ("uri", Value::String(_)) => resource = true,
+                _ => {}
+            }
+        }
+        // Keys that change, by position; filled in the same pass as the values are walked.
+        let mut renamed: Vec<(usize, String)> = Vec::new();
+        for (i, (key, value)) in map.iter_mut().enumerate() {
             let key = key.as_str();
+            if let Cow::Owned(changed) = D::text(self, key) {
+                renamed.push((i, changed));
+            }
             let verbatim =
                 (media && key == "data") || (resource && key == "blob") || keep.keys.contains(&key);
             if verbatim {
@@ -192,23 +203,19 @@ impl Filter {
                 value => self.walk::<D>(value)?,
             }
         }
-        self.rewrite_keys::<D>(map)
-    }
-
-    /// Rewrites the keys that change, keeping member order (which matters when `serde_json`
-    /// preserves insertion order). The map is rebuilt only if some key changes.
-    fn rewrite_keys<D: Direction>(&self, map: &mut Map<String, Value>) -> Result<(), D::Error> {
-        let renamed: Vec<(usize, String)> = map
-            .keys()
-            .enumerate()
-            .filter_map(|(i, key)| match D::text(self, key) {
-                Cow::Owned(changed) => Some((i, changed)),
-                Cow::Borrowed(_) => None,
-            })
-            .collect();
         if renamed.is_empty() {
             return Ok(());
         }
+        Self::rewrite_keys::<D>(map, renamed)
+    }
+
+    /// Rewrites the keys that change (`renamed`: position and new key, in order), keeping
+    /// member order (which matters when `serde_json` preserves insertion order). The map is
+    /// rebuilt, so this is only called when some key changes.
+    fn rewrite_keys<D: Direction>(
+        map: &mut Map<String, Value>,
+        renamed: Vec<(usize, String)>,
+    ) -> Result<(), D::Error> {
         // Check before taking the map apart, so that an error leaves every member in place.
         let mut pending = renamed.iter().peekable();
         D::check_keys(map.keys().enumerate().map(

@@ -89,7 +89,7 @@ mod text;
 
 use std::sync::LazyLock;
 
-use aho_corasick::{AhoCorasick, AhoCorasickBuilder, AhoCorasickKind, MatchKind, PatternID};
+use aho_corasick::{MatchKind, PatternID, dfa::DFA};
 
 pub use json::DecodeError;
 pub use terms::{ASCII_TERMS, CHINESE_TERMS, SEPARATED_TERMS, SEPARATORS};
@@ -114,7 +114,9 @@ pub fn enabled_from_env_value(value: Option<&str>) -> bool {
 #[derive(Debug, Clone)]
 pub struct Filter {
     /// Every term spelling plus the token prefix, leftmost-longest, ASCII case-insensitive.
-    encoder: AhoCorasick,
+    /// The DFA itself rather than an `AhoCorasick` wrapping it: searches are then compiled for
+    /// it (no dynamic dispatch per search, which matters for short strings).
+    encoder: DFA,
     /// The pattern id of the token prefix in `encoder`; every other pattern is a term.
     prefix_id: PatternID,
     /// Byte length of the longest pattern: how far the pre-scan widens its windows.
@@ -135,10 +137,9 @@ impl Filter {
         // The pattern set is a compile-time constant of about a hundred short strings, far
         // below any automaton size limit, so building cannot fail at run time; the tests
         // build it on every run.
-        let encoder = AhoCorasickBuilder::new()
+        let encoder = aho_corasick::dfa::Builder::new()
             .match_kind(MatchKind::LeftmostLongest)
             .ascii_case_insensitive(true)
-            .kind(Some(AhoCorasickKind::DFA))
             .build(&patterns)
             .expect("the fixed term patterns always compile");
         Filter {

@@ -5,7 +5,8 @@ use std::sync::LazyLock;
 
 use memchr::memmem;
 
-use aho_corasick::Input;
+use aho_corasick::automaton::{Automaton, FindIter};
+use aho_corasick::{Input, dfa::DFA};
 
 use crate::{Filter, TOKEN_PREFIX, prescan};
 
@@ -20,20 +21,64 @@ impl Filter {
     ///
     /// Returns `Cow::Borrowed` when there is nothing to replace.
     #[must_use]
+    #[inline]
     pub fn encode_str<'a>(&self, text: &'a str) -> Cow<'a, str> {
-        let windows = prescan::windows(text.as_bytes(), self.widen);
-        encode_matches(text, self.find_in(text, windows))
+        // Most strings of a JSON value have no hot block at all: that answer is one block test
+        // for a short string, and the search below stays out of line.
+        match prescan::windows(text.as_bytes(), self.widen) {
+            None => Cow::Borrowed(text),
+            Some(windows) => self.encode_windows(text, windows),
+        }
     }
 
-    /// The encoder's matches inside `windows` (see [`prescan`]).
-    fn find_in<'a>(
-        &'a self,
-        text: &'a str,
-        windows: Vec<(usize, usize)>,
-    ) -> impl Iterator<Item = aho_corasick::Match> + 'a {
-        windows
+    /// [`Filter::encode_str`] once the pre-scan found windows. The matches are gathered
+    /// first (a handful per string, so on the stack), so that the output is allocated once and
+    /// at its exact size.
+    #[inline(never)]
+    fn encode_windows<'a>(&self, text: &'a str, windows: prescan::Windows<'_>) -> Cow<'a, str> {
+        /// Matches gathered before they are written out.
+        const BATCH: usize = 16;
+        let mut found = [(0usize, 0usize); BATCH];
+        let mut n = 0;
+        let mut out: Option<String> = None;
+        let mut copied = 0;
+        for (s, e) in windows {
+            for m in self.search(text, s, e) {
+                if n == BATCH {
+                    // More matches than fit: write these and size the rest by estimate.
+                    write_tokens(&mut out, text, &mut copied, &found, text.len() / 2 + 64);
+                    n = 0;
+                }
+                found[n] = (m.start(), m.end());
+                n += 1;
+            }
+        }
+        if out.is_none() && n == 0 {
+            return Cow::Borrowed(text);
+        }
+        write_tokens(&mut out, text, &mut copied, &found[..n], 0);
+        let mut out = out.expect("written above");
+        out.push_str(&text[copied..]);
+        Cow::Owned(out)
+    }
+
+    /// The encoder's matches in `text`, searched only inside the pre-scan's windows (see
+    /// [`prescan`]).
+    fn find_in<'a>(&'a self, text: &'a str) -> impl Iterator<Item = aho_corasick::Match> + 'a {
+        prescan::windows(text.as_bytes(), self.widen)
             .into_iter()
-            .flat_map(move |(s, e)| self.encoder.find_iter(Input::new(text).span(s..e)))
+            .flatten()
+            .flat_map(move |(s, e)| self.search(text, s, e))
+    }
+
+    /// The encoder's matches in `text[start..end]` (leftmost-longest, non-overlapping).
+    #[inline]
+    fn search<'a>(&'a self, text: &'a str, start: usize, end: usize) -> FindIter<'a, 'a, DFA> {
+        // The DFA is built for unanchored leftmost searches, the only kind this asks for, so
+        // the search cannot fail.
+        self.encoder
+            .try_find_iter(Input::new(text).span(start..end))
+            .expect("an unanchored search is supported")
     }
 
     /// Replaces every valid token (prefix and hex in any ASCII case) by the text it spells.
@@ -78,8 +123,7 @@ impl Filter {
     /// so a term in any string or key shows in the serialized text).
     #[must_use]
     pub fn encodes(&self, text: &str) -> bool {
-        let windows = prescan::windows(text.as_bytes(), self.widen);
-        self.find_in(text, windows).next().is_some()
+        self.find_in(text).next().is_some()
     }
 
     /// Whether `text` holds a token prefix in any case: when it does not,
@@ -94,31 +138,8 @@ impl Filter {
     pub fn contains_term(&self, text: &str) -> bool {
         // Leftmost-longest matches never overlap, and no term can overlap a token prefix
         // (no term starts or ends with `_`), so skipping prefix matches loses no term.
-        let windows = prescan::windows(text.as_bytes(), self.widen);
-        self.find_in(text, windows)
-            .any(|m| m.pattern() != self.prefix_id)
+        self.find_in(text).any(|m| m.pattern() != self.prefix_id)
     }
-}
-
-/// `text` with every match replaced by its token; borrowed when there is none.
-fn encode_matches(text: &str, matches: impl Iterator<Item = aho_corasick::Match>) -> Cow<'_, str> {
-    let mut matches = matches.peekable();
-    if matches.peek().is_none() {
-        return Cow::Borrowed(text);
-    }
-    // A token is 2n + 12 bytes for n matched bytes; a little headroom avoids regrowing in
-    // the common case of a few short terms.
-    let mut out = String::with_capacity(text.len() + text.len() / 2 + 64);
-    let mut copied = 0;
-    for m in matches {
-        // Patterns are valid UTF-8 and so is `text`, and UTF-8 is self-synchronizing, so a
-        // match always starts and ends on a char boundary: these slices cannot panic.
-        out.push_str(&text[copied..m.start()]);
-        push_token(&mut out, &text.as_bytes()[m.start()..m.end()]);
-        copied = m.end();
-    }
-    out.push_str(&text[copied..]);
-    Cow::Owned(out)
 }
 
 /// The offset of the first token prefix (in any ASCII case) at or after `from`.
@@ -143,11 +164,54 @@ fn find_prefix(text: &[u8], from: usize) -> Option<usize> {
     None
 }
 
+/// Appends `text` up to each of the `matches` (`start..end`, in order, at or after
+/// `copied`) and the match's token to `out`, creating it at the size the output will have when
+/// these are the last matches, plus `headroom`.
+fn write_tokens(
+    out: &mut Option<String>,
+    text: &str,
+    copied: &mut usize,
+    matches: &[(usize, usize)],
+    headroom: usize,
+) {
+    let out = out.get_or_insert_with(|| {
+        // A token is 2n + 12 bytes for n matched bytes: n + 12 more than the match.
+        let growth: usize = matches
+            .iter()
+            .map(|(s, e)| e - s + TOKEN_PREFIX.len() + TOKEN_END.len())
+            .sum();
+        String::with_capacity(text.len() + growth + headroom)
+    });
+    for &(start, end) in matches {
+        // Patterns are valid UTF-8 and so is `text`, and UTF-8 is self-synchronizing, so a
+        // match always starts and ends on a char boundary: these slices cannot panic.
+        out.push_str(&text[*copied..start]);
+        push_token(out, &text.as_bytes()[start..end]);
+        *copied = end;
+    }
+}
+
+/// The two lowercase hex digits of every byte value.
+const HEX_PAIRS: [[u8; 2]; 256] = {
+    let mut pairs = [[0u8; 2]; 256];
+    let mut b = 0;
+    while b < 256 {
+        pairs[b] = [HEX_DIGITS[b >> 4], HEX_DIGITS[b & 0x0f]];
+        b += 1;
+    }
+    pairs
+};
+
+/// Appends the token of `bytes` to `out`.
 fn push_token(out: &mut String, bytes: &[u8]) {
+    out.reserve(TOKEN_PREFIX.len() + 2 * bytes.len() + TOKEN_END.len());
     out.push_str(TOKEN_PREFIX);
+    // SAFETY: only ASCII hex digits are appended, so `out` stays valid UTF-8. (Pushing them
+    // as chars, or through `str::from_utf8`, costs a check per byte or per token on the
+    // encoder's hot path.)
+    let vec = unsafe { out.as_mut_vec() };
     for &b in bytes {
-        out.push(char::from(HEX_DIGITS[usize::from(b >> 4)]));
-        out.push(char::from(HEX_DIGITS[usize::from(b & 0x0f)]));
+        vec.extend_from_slice(&HEX_PAIRS[usize::from(b)]);
     }
     out.push_str(TOKEN_END);
 }
@@ -189,11 +253,56 @@ fn hex_value(digit: u8) -> u8 {
 mod tests {
     use super::*;
 
+    /// `text` with every match replaced by its token; borrowed when there is none.
+    fn encode_matches(
+        text: &str,
+        matches: impl Iterator<Item = aho_corasick::Match>,
+    ) -> Cow<'_, str> {
+        let mut matches = matches.peekable();
+        if matches.peek().is_none() {
+            return Cow::Borrowed(text);
+        }
+        // A token is 2n + 12 bytes for n matched bytes; a little headroom avoids regrowing in
+        // the common case of a few short terms.
+        let mut out = String::with_capacity(text.len() + text.len() / 2 + 64);
+        let mut copied = 0;
+        for m in matches {
+            // Patterns are valid UTF-8 and so is `text`, and UTF-8 is self-synchronizing, so a
+            // match always starts and ends on a char boundary: these slices cannot panic.
+            out.push_str(&text[copied..m.start()]);
+            push_token(&mut out, &text.as_bytes()[m.start()..m.end()]);
+            copied = m.end();
+        }
+        out.push_str(&text[copied..]);
+        Cow::Owned(out)
+    }
+
     #[test]
     fn token_spells_bytes_in_lowercase_hex() {
         let mut out = String::new();
         push_token(&mut out, "阿里".as_bytes());
         assert_eq!(out, "__mcp_ref_e998bfe9878c__");
+        // Longer than one round of the buffer.
+        let long = "a".repeat(70);
+        out.clear();
+        push_token(&mut out, long.as_bytes());
+        assert_eq!(out, format!("__mcp_ref_{}__", "61".repeat(70)));
+    }
+
+    #[test]
+    fn many_matches_in_one_string_encode_like_the_whole_search() {
+        // More matches than one batch of `encode_windows` holds, in one window and in many.
+        let f = Filter::global();
+        for text in [
+            "qwen ".repeat(40),
+            format!("{}{}", "Alibaba-".repeat(17), "x".repeat(3)),
+            format!("{}通义", "filler text without terms, ".repeat(3)).repeat(30),
+        ] {
+            let whole = encode_matches(&text, f.search(&text, 0, text.len()));
+            assert!(matches!(whole, Cow::Owned(_)));
+            assert_eq!(f.encode_str(&text), whole, "{text}");
+            assert_eq!(f.decode_str(&f.encode_str(&text)), text);
+        }
     }
 
     #[test]
@@ -266,11 +375,11 @@ mod tests {
         ) {
             let text: String = parts.concat();
             let f = Filter::global();
-            let whole = encode_matches(&text, f.encoder.find_iter(&text));
+            let whole = encode_matches(&text, f.search(&text, 0, text.len()));
             proptest::prop_assert_eq!(f.encode_str(&text), whole.clone());
             proptest::prop_assert_eq!(
                 f.contains_term(&text),
-                f.encoder.find_iter(&text).any(|m| m.pattern() != f.prefix_id)
+                f.search(&text, 0, text.len()).any(|m| m.pattern() != f.prefix_id)
             );
         }
     }
