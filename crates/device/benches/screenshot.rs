@@ -8,7 +8,7 @@ use std::io::Cursor;
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use image::{ImageFormat, Rgba, RgbaImage};
-use mobile_device::screenshot::{ScreenshotOptions, process};
+use mobile_device::screenshot::{ScreenshotOptions, StreamScaler, process};
 use mobile_device::{CaptureFormat, Screenshot};
 
 const W: u32 = 1080;
@@ -56,6 +56,15 @@ fn bench(c: &mut Criterion) {
         bytes: img.into_raw(),
     };
     let opts = ScreenshotOptions::default();
+    for (name, shot) in [("png", &png), ("rgba", &raw)] {
+        let out = process(shot, &opts).expect("process");
+        eprintln!(
+            "{name} -> {}x{} JPEG, {} bytes",
+            out.width,
+            out.height,
+            out.bytes.len()
+        );
+    }
 
     let mut g = c.benchmark_group("screenshot");
     g.sample_size(20);
@@ -87,6 +96,52 @@ fn bench(c: &mut Criterion) {
             black_box(&decoded).resize_exact(461, 1024, image::imageops::FilterType::Triangle)
         })
     });
+    // This crate's own stages: PNG rows inflated and unfiltered (no scaling), the area
+    // downscaler alone (raw rows in, RGB out), and `jpeg-encoder` 4:2:0 q75 with and without
+    // optimized Huffman tables (the byte counts are printed once).
+    g.throughput(Throughput::Bytes(png.bytes.len() as u64));
+    g.bench_function("png_rows_inflate", |b| {
+        b.iter(|| {
+            let mut d = png::Decoder::new(Cursor::new(black_box(&png.bytes[..])));
+            d.set_transformations(png::Transformations::EXPAND);
+            let mut r = d.read_info().expect("header");
+            let mut n = 0u32;
+            while let Some(row) = r.next_row().expect("row") {
+                n += u32::from(row.data()[0]);
+            }
+            n
+        })
+    });
+    g.throughput(Throughput::Bytes(raw.bytes.len() as u64));
+    let scale_raw = || {
+        let mut s = StreamScaler::new(W, H, &opts).expect("scaler");
+        for row in black_box(&raw.bytes).chunks_exact(W as usize * 4) {
+            s.push_rgba_row(row);
+        }
+        s.finish().expect("scaled")
+    };
+    g.bench_function("area_downscale_rgba_461x1024", |b| b.iter(scale_raw));
+    let ours = scale_raw().bytes;
+    g.throughput(Throughput::Bytes(ours.len() as u64));
+    for optimized in [true, false] {
+        let encode = || {
+            let mut out = Vec::new();
+            let mut enc = jpeg_encoder::Encoder::new(&mut out, 75);
+            enc.set_sampling_factor(jpeg_encoder::SamplingFactor::R_4_2_0);
+            enc.set_optimized_huffman_tables(optimized);
+            enc.encode(black_box(&ours), 461, 1024, jpeg_encoder::ColorType::Rgb)
+                .expect("encode");
+            out
+        };
+        let name = if optimized { "optimized" } else { "standard" };
+        eprintln!(
+            "jpeg-encoder 4:2:0 q75 {name} Huffman tables: {} bytes",
+            encode().len()
+        );
+        g.bench_function(format!("jpeg_encoder_420_q75_{name}_461x1024"), |b| {
+            b.iter(encode)
+        });
+    }
     let small = decoded.thumbnail_exact(461, 1024).to_rgb8();
     g.throughput(Throughput::Bytes(small.as_raw().len() as u64));
     g.bench_function("jpeg_q75_461x1024", |b| {

@@ -5,6 +5,8 @@
 //! coordinates, because a model that taps what it sees in a scaled image must multiply.
 
 use std::io::Cursor;
+use std::ops::Range;
+use std::thread;
 
 use image::{DynamicImage, ImageFormat, RgbImage, RgbaImage};
 
@@ -136,23 +138,23 @@ pub fn target_size(w: u32, h: u32, opts: &ScreenshotOptions) -> (u32, u32) {
 
 /// Decodes, scales and encodes a capture.
 ///
-/// Every route ends in one area downscaler fed row by row, so no full-size decoded
+/// Every route ends in the area downscaler fed row by row, so no full-size decoded
 /// frame is ever held beside the capture: a raw frame is read in place, and an 8-bit
 /// RGB/RGBA PNG (what `screencap -p` and `simctl io screenshot` write) is inflated one
 /// row at a time (`png` crate). That keeps the server's peak memory at the capture plus
 /// the small output (a 1080×2400 frame would otherwise add 10 MB). Other inputs (JPEG,
-/// grey, 16-bit or interlaced PNG) are decoded whole by `image` first.
+/// grey, 16-bit or interlaced PNG) are decoded whole by `image` first. A frame already
+/// scaled to the asked size ([`StreamScaler`]) is only encoded.
+///
+/// A large frame held whole (raw, or decoded whole) is scaled in two halves on two
+/// threads ([`scale_frame`]; the server calls this from tokio's blocking pool).
 pub fn process(capture: &Screenshot, opts: &ScreenshotOptions) -> Result<ProcessedScreenshot> {
     check_options(opts)?;
     let img = match capture.format {
         CaptureFormat::Rgba8 { width, height } => {
             let frame = raw_frame(capture, width, height)?;
             let (tw, th) = target_size(width, height, opts);
-            let mut scaler = AreaDownscaler::new(width, height, tw, th)?;
-            for row in frame.chunks_exact(width as usize * 4) {
-                scaler.push_row::<4>(row);
-            }
-            scaler.finish()?
+            scale_frame::<4>(frame, width, height, tw, th)?
         }
         CaptureFormat::Png => match scale_png_streaming(&capture.bytes, opts)? {
             Some(img) => img,
@@ -174,13 +176,17 @@ pub fn process(capture: &Screenshot, opts: &ScreenshotOptions) -> Result<Process
             })?;
             // Scaled with other options than these: scale what arrived (never enlarge it).
             let (tw, th) = target_size(source_width, source_height, opts);
-            let mut scaler = AreaDownscaler::new(width, height, tw.min(width), th.min(height))?;
-            for row in rows.chunks_exact(width as usize * 3) {
-                scaler.push_row::<3>(row);
-            }
+            let (tw, th) = (tw.min(width), th.min(height));
+            let scaled = if (tw, th) == (width, height) {
+                // Already the asked size (the usual case): used as it is.
+                RgbImage::from_raw(width, height, rows.to_vec())
+                    .ok_or_else(|| DeviceError::backend("the scaled frame has the wrong size"))?
+            } else {
+                scale_frame::<3>(rows, width, height, tw, th)?.scaled
+            };
             Scaled {
+                scaled,
                 source: (source_width, source_height),
-                ..scaler.finish()?
             }
         }
     };
@@ -293,15 +299,18 @@ fn encode_jpeg(img: &RgbImage, quality: u8, out: &mut Vec<u8>) -> Result<()> {
         .map_err(|e| DeviceError::backend(format!("JPEG encoding failed: {e}")))
 }
 
+/// Frames of at least this many pixels are scaled on two threads (a thread costs tens of
+/// microseconds; a 1080×2400 frame takes milliseconds).
+const PARALLEL_PIXELS: usize = 1 << 20;
+
 /// Streams an 8-bit RGB/RGBA, non-interlaced PNG through the downscaler; `None` for the
 /// rarer layouts the caller decodes whole.
+///
+/// One thread: inflating on a second thread while this one scaled (rows handed over in
+/// recycled batches) measured no faster on a 2-core host, since each row then crosses
+/// cores instead of being summed while still in this core's cache.
 fn scale_png_streaming(bytes: &[u8], opts: &ScreenshotOptions) -> Result<Option<Scaled>> {
-    let invalid = |e: png::DecodingError| {
-        DeviceError::backend(format!("the device sent an invalid PNG: {e}"))
-    };
-    let mut decoder = png::Decoder::new(Cursor::new(bytes));
-    decoder.set_transformations(png::Transformations::EXPAND);
-    let mut reader = decoder.read_info().map_err(invalid)?;
+    let mut reader = png_reader(bytes).map_err(invalid_png)?;
     let (w, h, interlaced) = {
         let info = reader.info();
         (info.width, info.height, info.interlaced)
@@ -316,7 +325,7 @@ fn scale_png_streaming(bytes: &[u8], opts: &ScreenshotOptions) -> Result<Option<
     }
     let (tw, th) = target_size(w, h, opts);
     let mut scaler = AreaDownscaler::new(w, h, tw, th)?;
-    while let Some(row) = reader.next_row().map_err(invalid)? {
+    while let Some(row) = reader.next_row().map_err(invalid_png)? {
         match bpp {
             4 => scaler.push_row::<4>(row.data()),
             _ => scaler.push_row::<3>(row.data()),
@@ -325,16 +334,73 @@ fn scale_png_streaming(bytes: &[u8], opts: &ScreenshotOptions) -> Result<Option<
     scaler.finish().map(Some)
 }
 
+/// A row-by-row PNG reader that expands palettes and low bit depths to 8 bits.
+fn png_reader(bytes: &[u8]) -> std::result::Result<png::Reader<Cursor<&[u8]>>, png::DecodingError> {
+    let mut decoder = png::Decoder::new(Cursor::new(bytes));
+    decoder.set_transformations(png::Transformations::EXPAND);
+    decoder.read_info()
+}
+
+fn invalid_png(e: png::DecodingError) -> DeviceError {
+    DeviceError::backend(format!("the device sent an invalid PNG: {e}"))
+}
+
 /// Scales an image decoded whole.
 fn scale_decoded(img: DynamicImage, opts: &ScreenshotOptions) -> Result<Scaled> {
     let (w, h) = (img.width(), img.height());
     let (tw, th) = target_size(w, h, opts);
-    let mut scaler = AreaDownscaler::new(w, h, tw, th)?;
     let rgba = img.into_rgba8();
-    for row in rgba.as_raw().chunks_exact(w as usize * 4) {
-        scaler.push_row::<4>(row);
-    }
-    scaler.finish()
+    scale_frame::<4>(rgba.as_raw(), w, h, tw, th)
+}
+
+/// Scales a frame held whole (`BPP` bytes per pixel, RGB first). A large frame is cut at a
+/// target-row boundary and its halves are scaled on two threads: every target row depends
+/// only on its own source rows, so the halves are independent and the result is the same.
+fn scale_frame<const BPP: usize>(
+    frame: &[u8],
+    sw: u32,
+    sh: u32,
+    tw: u32,
+    th: u32,
+) -> Result<Scaled> {
+    let row_len = sw as usize * BPP;
+    let frame = frame.get(..row_len * sh as usize).ok_or_else(|| {
+        DeviceError::backend(format!(
+            "a {sw}x{sh} frame needs {} bytes",
+            row_len * sh as usize
+        ))
+    })?;
+    let scale_rows = |rows: &[u8], ty: Range<usize>| -> Result<Vec<u8>> {
+        let mut scaler = AreaDownscaler::new(sw, sh, tw, th)?.band(ty);
+        for row in rows.chunks_exact(row_len) {
+            scaler.push_row::<BPP>(row);
+        }
+        scaler.finish_rows()
+    };
+    let target_rows = th as usize;
+    let out = if (sw as usize) * (sh as usize) < PARALLEL_PIXELS || target_rows < 2 {
+        scale_rows(frame, 0..target_rows)?
+    } else {
+        let mid = target_rows / 2;
+        let (top, bottom) = frame.split_at(mid * sh as usize / target_rows * row_len);
+        let (top, bottom) = thread::scope(|s| {
+            let bottom = s.spawn(|| scale_rows(bottom, mid..target_rows));
+            let top = scale_rows(top, 0..mid);
+            match bottom.join() {
+                Ok(bottom) => (top, bottom),
+                Err(panic) => std::panic::resume_unwind(panic),
+            }
+        });
+        let mut out = top?;
+        out.extend_from_slice(&bottom?);
+        out
+    };
+    let scaled = RgbImage::from_raw(tw, th, out)
+        .ok_or_else(|| DeviceError::backend("the scaled image has the wrong size"))?;
+    Ok(Scaled {
+        scaled,
+        source: (sw, sh),
+    })
 }
 
 /// Area-averaging downscale to RGB8, fed one source row at a time (alpha dropped:
@@ -348,9 +414,13 @@ fn scale_decoded(img: DynamicImage, opts: &ScreenshotOptions) -> Result<Scaled> 
 /// (crates/device/benches/screenshot.rs, stage rows).
 ///
 /// Each source row is only added, byte by byte, into per-column sums (a loop the compiler
-/// vectorizes); the sums are folded into target pixels once per target row. A callgrind
-/// profile showed the earlier per-pixel walk over uneven column blocks taking over half of
-/// the pipeline's instructions.
+/// vectorizes); the sums are folded into target pixels once per target row. When a block
+/// has at most [`NARROW_BLOCK`] pixels (every phone-screenshot reduction) the sums are
+/// `u16`, half the bytes of `u32` for that loop, and the fold packs each source pixel's
+/// channel sums into the 16-bit lanes of one `u64`, keeps a running total along the row,
+/// and takes each block as the difference of two totals: no loop per block, whose uneven
+/// 2-or-3-column widths cost more than the sums themselves (callgrind). Larger blocks
+/// use `u32` sums and add each block's pixels.
 #[derive(Debug)]
 struct AreaDownscaler {
     sw: usize,
@@ -359,8 +429,9 @@ struct AreaDownscaler {
     th: usize,
     /// Source column where each target column starts (and the end of the last).
     xs: Vec<usize>,
-    /// Per source byte (column × channel), the sum over the rows of the current target row.
-    sums: Vec<u32>,
+    /// Per source byte (column × channel), the sum over the rows of the current target row
+    /// (allocated by the first row, when the bytes per pixel are known).
+    sums: ColumnSums,
     /// `recip[n]` = ⌊2⁴⁰/n⌋ + 1 for every block size `n` a target pixel can have (empty when
     /// blocks are too large for a table; [`mean`] then divides).
     recip: Vec<u64>,
@@ -372,6 +443,23 @@ struct AreaDownscaler {
     ty: usize,
     y: usize,
     y_end: usize,
+    /// The end of the target rows this scaler makes ([`AreaDownscaler::band`]).
+    ty_end: usize,
+}
+
+/// The largest block, in source pixels, whose channel sums fit 16 bits: 257 × 255 < 2¹⁶.
+const NARROW_BLOCK: usize = 257;
+
+/// Per-column sums of the source rows of one target row.
+#[derive(Debug)]
+enum ColumnSums {
+    /// Blocks of at most [`NARROW_BLOCK`] pixels; `totals[x]` is the packed running total
+    /// of columns `..x` ([`fold_row_narrow`]).
+    Narrow {
+        sums: Vec<u16>,
+        totals: Vec<u64>,
+    },
+    Wide(Vec<u32>),
 }
 
 impl AreaDownscaler {
@@ -389,7 +477,7 @@ impl AreaDownscaler {
             tw,
             th,
             xs: (0..=tw).map(|x| x * sw / tw).collect(),
-            sums: Vec::new(),
+            sums: ColumnSums::Wide(Vec::new()),
             recip: {
                 let max_n = sw.div_ceil(tw) * sh.div_ceil(th);
                 if max_n <= 4096 {
@@ -405,46 +493,57 @@ impl AreaDownscaler {
             ty: 0,
             y: 0,
             y_end: sh / th,
+            ty_end: th,
         })
+    }
+
+    /// Makes only target rows `ty` (of a fresh scaler), fed from their first source row on.
+    fn band(mut self, ty: Range<usize>) -> Self {
+        self.ty = ty.start.min(self.th);
+        self.ty_end = ty.end.clamp(self.ty, self.th);
+        self.y = self.ty * self.sh / self.th;
+        self.y_end = (self.ty + 1) * self.sh / self.th;
+        self.out = Vec::with_capacity((self.ty_end - self.ty) * self.tw * 3);
+        self
     }
 
     /// Adds the next source row (`BPP` bytes per pixel, RGB first); extra rows are ignored.
     fn push_row<const BPP: usize>(&mut self, row: &[u8]) {
-        if self.ty >= self.th || row.len() < self.sw * BPP {
+        if self.ty >= self.ty_end || row.len() < self.sw * BPP {
             return;
         }
         if self.bpp != BPP {
             // First row (a frame never mixes layouts).
             self.bpp = BPP;
-            self.sums = vec![0; self.sw * BPP];
+            let len = self.sw * BPP;
+            self.sums = if self.sw.div_ceil(self.tw) * self.sh.div_ceil(self.th) <= NARROW_BLOCK {
+                ColumnSums::Narrow {
+                    sums: vec![0; len],
+                    totals: vec![0; self.sw + 1],
+                }
+            } else {
+                ColumnSums::Wide(vec![0; len])
+            };
         }
         let row = &row[..self.sw * BPP];
-        if self.y == self.ty * self.sh / self.th {
-            // The target row's first source row: set the sums (no separate clearing pass).
-            for (s, &b) in self.sums.iter_mut().zip(row) {
-                *s = u32::from(b);
-            }
-        } else {
-            for (s, &b) in self.sums.iter_mut().zip(row) {
-                *s += u32::from(b);
-            }
+        let y0 = self.ty * self.sh / self.th;
+        // The target row's first source row sets the sums (no separate clearing pass).
+        let first = self.y == y0;
+        match &mut self.sums {
+            ColumnSums::Narrow { sums, .. } => add_row(sums, row, first),
+            ColumnSums::Wide(sums) => add_row(sums, row, first),
         }
         self.y += 1;
         if self.y == self.y_end {
-            let rows = (self.y_end - self.ty * self.sh / self.th) as u32;
-            for tx in 0..self.tw {
-                let (x0, x1) = (self.xs[tx], self.xs[tx + 1]);
-                let block = &self.sums[x0 * BPP..x1 * BPP];
-                let mut acc = [0u32; 3];
-                for p in block.chunks_exact(BPP) {
-                    acc[0] += p[0];
-                    acc[1] += p[1];
-                    acc[2] += p[2];
+            let rows = self.y_end - y0;
+            let start = self.out.len();
+            self.out.resize(start + self.tw * 3, 0);
+            let out = &mut self.out[start..];
+            match &mut self.sums {
+                ColumnSums::Narrow { sums, totals } => {
+                    fold_row_narrow::<BPP>(sums, totals, &self.xs, rows, &self.recip, out)
                 }
-                let n = rows * (x1 - x0) as u32;
-                for v in acc {
-                    self.out.push(mean(v, n, &self.recip));
-                }
+                ColumnSums::Wide(sums) => fold_row::<BPP>(sums, &self.xs, rows, &self.recip, out),
             }
             self.ty += 1;
             self.y_end = (self.ty + 1) * self.sh / self.th;
@@ -452,16 +551,100 @@ impl AreaDownscaler {
     }
 
     fn finish(self) -> Result<Scaled> {
-        let source = (self.sw as u32, self.sh as u32);
-        if self.ty < self.th {
+        let (source, (tw, th)) = ((self.sw as u32, self.sh as u32), (self.tw, self.th));
+        let scaled = RgbImage::from_raw(tw as u32, th as u32, self.finish_rows()?)
+            .ok_or_else(|| DeviceError::backend("the scaled image has the wrong size"))?;
+        Ok(Scaled { scaled, source })
+    }
+
+    /// The RGB rows made, once every source row they need has arrived.
+    fn finish_rows(self) -> Result<Vec<u8>> {
+        if self.ty < self.ty_end {
             return Err(DeviceError::backend(format!(
                 "the image ended after {} of its {} rows",
                 self.y, self.sh
             )));
         }
-        let scaled = RgbImage::from_raw(self.tw as u32, self.th as u32, self.out)
-            .ok_or_else(|| DeviceError::backend("the scaled image has the wrong size"))?;
-        Ok(Scaled { scaled, source })
+        Ok(self.out)
+    }
+}
+
+/// Adds a source row into the column sums, or sets them from it (`first`).
+#[inline(always)]
+fn add_row<S: Copy + From<u8> + std::ops::AddAssign>(sums: &mut [S], row: &[u8], first: bool) {
+    if first {
+        for (s, &b) in sums.iter_mut().zip(row) {
+            *s = S::from(b);
+        }
+    } else {
+        for (s, &b) in sums.iter_mut().zip(row) {
+            *s += S::from(b);
+        }
+    }
+}
+
+/// Folds `u16` column sums of `rows` source rows into one target row of RGB means, for
+/// blocks of at most [`NARROW_BLOCK`] pixels.
+///
+/// Each source pixel's channel sums are packed into the 16-bit lanes of a `u64` and
+/// `totals` gets their running total along the row, so a block's packed sum is
+/// `totals[x1] − totals[x0]`. That is exact in the three colour lanes even though the
+/// totals wrap: the arithmetic is modulo 2⁶⁴, a block's true packed sum has each lane
+/// below 2¹⁶, and carries only move upwards (into the ignored alpha lane and beyond).
+#[inline(always)]
+fn fold_row_narrow<const BPP: usize>(
+    sums: &[u16],
+    totals: &mut [u64],
+    xs: &[usize],
+    rows: usize,
+    recip: &[u64],
+    out: &mut [u8],
+) {
+    let (pixels, _) = sums.as_chunks::<BPP>();
+    let mut total = 0u64;
+    for (p, t) in pixels.iter().zip(&mut totals[1..]) {
+        // Four lanes when there are four channels: the compiler makes that one load.
+        let alpha = if BPP == 4 {
+            u64::from(p[BPP - 1]) << 48
+        } else {
+            0
+        };
+        let packed = u64::from(p[0]) | u64::from(p[1]) << 16 | u64::from(p[2]) << 32 | alpha;
+        total = total.wrapping_add(packed);
+        *t = total;
+    }
+    let (out, _) = out.as_chunks_mut::<3>();
+    for (x, px) in xs.windows(2).zip(out) {
+        let block = totals[x[1]].wrapping_sub(totals[x[0]]);
+        let n = (rows * (x[1] - x[0])) as u64;
+        for (c, o) in px.iter_mut().enumerate() {
+            *o = mean((block >> (16 * c)) & 0xFFFF, n, recip);
+        }
+    }
+}
+
+/// Folds `u32` column sums of `rows` source rows into one target row of RGB means, adding
+/// each block's pixels (blocks larger than [`NARROW_BLOCK`] pixels).
+fn fold_row<const BPP: usize>(
+    sums: &[u32],
+    xs: &[usize],
+    rows: usize,
+    recip: &[u64],
+    out: &mut [u8],
+) {
+    let (pixels, _) = sums.as_chunks::<BPP>();
+    let (out, _) = out.as_chunks_mut::<3>();
+    for (x, px) in xs.windows(2).zip(out) {
+        let mut acc = [0u64; 3];
+        for p in &pixels[x[0]..x[1]] {
+            for c in 0..3 {
+                acc[c] += u64::from(p[c]);
+            }
+        }
+        let n = (rows * (x[1] - x[0])) as u64;
+        for c in 0..3 {
+            px[c] = mean(acc[c], n, recip);
+        }
     }
 }
 
@@ -469,11 +652,11 @@ impl AreaDownscaler {
 /// visible cost (1.4 M of them per 461×1024 frame); with the reciprocal table it is a
 /// multiply and a shift, exact because `(v + n/2)·n < 2⁴⁰` (v ≤ 255·n, n ≤ 4096).
 #[inline(always)]
-fn mean(v: u32, n: u32, recip: &[u64]) -> u8 {
-    let x = u64::from(v + n / 2);
+fn mean(v: u64, n: u64, recip: &[u64]) -> u8 {
+    let x = v + n / 2;
     match recip.get(n as usize) {
         Some(&m) => ((x * m) >> 40) as u8,
-        None => (x / u64::from(n)) as u8,
+        None => (x / n) as u8,
     }
 }
 
@@ -536,6 +719,51 @@ mod tests {
         let flat = vec![200u8; 1080 * 24 * 4];
         let out = downscale_rgba_to_rgb(&flat, 1080, 24, 461, 10).unwrap();
         assert!(out.as_raw().iter().all(|&v| v == 200));
+    }
+
+    /// The definition, pixel by pixel: the rounded mean of the source block.
+    fn reference_area_mean(src: &[u8], sw: usize, sh: usize, tw: usize, th: usize) -> Vec<u8> {
+        let mut out = Vec::new();
+        for ty in 0..th {
+            for tx in 0..tw {
+                let (y0, y1) = (ty * sh / th, (ty + 1) * sh / th);
+                let (x0, x1) = (tx * sw / tw, (tx + 1) * sw / tw);
+                let n = ((y1 - y0) * (x1 - x0)) as u64;
+                for c in 0..3 {
+                    let mut v = 0u64;
+                    for y in y0..y1 {
+                        for x in x0..x1 {
+                            v += u64::from(src[(y * sw + x) * 4 + c]);
+                        }
+                    }
+                    out.push(((v + n / 2) / n) as u8);
+                }
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn downscale_is_the_exact_area_mean_for_short_and_tall_blocks() {
+        // Busy pixels; sizes with uneven blocks, blocks taller than `u16` sums allow
+        // (600 rows into 2), and blocks too large for the reciprocal table.
+        for (sw, sh, tw, th) in [
+            (1080, 60, 461, 26),
+            (97, 600, 13, 2),
+            (300, 700, 1, 1),
+            (5, 5, 5, 5),
+        ] {
+            let src: Vec<u8> = (0..sw * sh * 4)
+                .map(|i| ((i * 7919) ^ (i >> 5)) as u8)
+                .collect();
+            let out =
+                downscale_rgba_to_rgb(&src, sw as u32, sh as u32, tw as u32, th as u32).unwrap();
+            assert_eq!(
+                out.as_raw(),
+                &reference_area_mean(&src, sw, sh, tw, th),
+                "{sw}x{sh} -> {tw}x{th}"
+            );
+        }
     }
 
     #[test]
@@ -619,6 +847,9 @@ mod tests {
         });
         let opts = ScreenshotOptions::default();
         let whole = scale_decoded(DynamicImage::ImageRgba8(rgba.clone()), &opts).unwrap();
+        // The two halves scaled on two threads make what one scaler makes.
+        let one = downscale_rgba_to_rgb(rgba.as_raw(), 1080, 2400, 461, 1024).unwrap();
+        assert!(whole.scaled == one);
         for img in [
             DynamicImage::ImageRgba8(rgba.clone()),
             DynamicImage::ImageRgb8(DynamicImage::ImageRgba8(rgba.clone()).to_rgb8()),
@@ -769,6 +1000,7 @@ mod tests {
                 .step_by((n as usize / 3).max(1))
                 .chain([255 * n])
             {
+                let (v, n) = (u64::from(v), u64::from(n));
                 assert_eq!(mean(v, n, &recip), ((v + n / 2) / n) as u8, "{v}/{n}");
                 assert_eq!(mean(v, n, &[]), ((v + n / 2) / n) as u8);
             }
