@@ -5,12 +5,16 @@
 //! Everything here blocks; [`run`] moves it onto tokio's blocking pool under a
 //! deadline.
 //!
-//! The direct path has two quirks (see `shared/reference/adb-protocol.md` §4): its reads
-//! have no timeout, and a peer that closes makes its read loop spin on 0-byte reads. So
-//! the direct connection goes through a loopback [`Guard`] relay that knows the adb
+//! The direct path has three quirks (see `shared/reference/adb-protocol.md` §4): its reads
+//! have no timeout, a peer that closes makes its read loop spin on 0-byte reads, and
+//! every session ends by reading for 20 ms in case the device repeats its `CLSE`
+//! (`adb_client` 3.2.3, `ADBSession`'s `Drop`), which made every command take over 20 ms.
+//! So the direct connection goes through a loopback [`Guard`] relay that knows the adb
 //! packet framing: when the device closes, or when a deadline passes, the relay
 //! finishes the packet in flight and then sends a header with an invalid command, which
-//! makes `adb_client` return an error instead of spinning or waiting forever.
+//! makes `adb_client` return an error instead of spinning or waiting forever; and after
+//! each `CLSE` of the device it sends such a header too, which ends that 20 ms read at
+//! once, while a repeated `CLSE` of the same stream is not passed on.
 
 use std::fs::File;
 use std::io::{self, Read, Write};
@@ -345,47 +349,104 @@ pub(crate) struct Guard {
     poisoned: AtomicBool,
 }
 
+/// Where the relay is in the adb framing of what the device sent. Headers are held until
+/// they are whole (so a repeated `CLSE` can be left out); payload bytes pass at once.
 #[derive(Default)]
 struct Framing {
+    /// Bytes of a header not yet whole, so not yet passed on.
     header: Vec<u8>,
     payload_left: usize,
+    /// Ids (device's, client's) of the last stream the device closed.
+    last_close: Option<(u32, u32)>,
 }
 
+/// An adb packet header whose command is 0, which is no adb command: `adb_client` rejects
+/// it with an error (it reads the 24 bytes and nothing more, so the stream stays aligned).
+const INVALID_HEADER: [u8; 24] = [0; 24];
+/// `CLSE` as the little-endian command word of a header.
+const A_CLSE: u32 = u32::from_le_bytes(*b"CLSE");
+
 impl Framing {
-    fn advance(&mut self, mut data: &[u8]) {
+    /// Appends to `out` what to pass on to `adb_client` of `data`, the device's next bytes.
+    fn relay(&mut self, mut data: &[u8], out: &mut Vec<u8>) {
         while !data.is_empty() {
             if self.payload_left > 0 {
                 let n = self.payload_left.min(data.len());
+                out.extend_from_slice(&data[..n]);
                 self.payload_left -= n;
                 data = &data[n..];
-            } else {
-                let n = (24 - self.header.len()).min(data.len());
-                self.header.extend_from_slice(&data[..n]);
-                data = &data[n..];
-                if self.header.len() == 24 {
-                    let h = &self.header;
-                    self.payload_left = u32::from_le_bytes([h[12], h[13], h[14], h[15]]) as usize;
-                    self.header.clear();
-                }
+                continue;
             }
+            let n = (24 - self.header.len()).min(data.len());
+            self.header.extend_from_slice(&data[..n]);
+            data = &data[n..];
+            if self.header.len() < 24 {
+                continue;
+            }
+            let word = |i: usize| {
+                let h = &self.header;
+                u32::from_le_bytes([h[i], h[i + 1], h[i + 2], h[i + 3]])
+            };
+            let (command, ids) = (word(0), (word(4), word(8)));
+            self.payload_left = word(12) as usize;
+            if command == A_CLSE && self.payload_left == 0 {
+                // adb_client reads on for 20 ms after a session in case the device repeats
+                // its CLSE: a repeat is not passed on, and an invalid header after the
+                // first ends that read at once.
+                if self.last_close != Some(ids) {
+                    out.extend_from_slice(&self.header);
+                    out.extend_from_slice(&INVALID_HEADER);
+                    self.last_close = Some(ids);
+                }
+            } else {
+                out.extend_from_slice(&self.header);
+            }
+            self.header.clear();
         }
     }
 
-    /// Bytes that complete the packet in flight, then a header whose command is 0 (not a
-    /// valid adb command), which `adb_client` rejects.
+    /// Bytes that complete the packet in flight (a held header was never passed on), then
+    /// an invalid header.
     fn poison_bytes(&self) -> Vec<u8> {
-        let mut out = Vec::new();
-        let mut left = self.payload_left;
-        if !self.header.is_empty() {
-            let mut h = self.header.clone();
-            h.resize(24, 0);
-            out.extend_from_slice(&h[self.header.len()..]);
-            left = u32::from_le_bytes([h[12], h[13], h[14], h[15]]) as usize;
-        }
-        out.resize(out.len() + left, 0);
-        out.extend_from_slice(&[0u8; 24]);
+        let mut out = vec![0u8; self.payload_left];
+        out.extend_from_slice(&INVALID_HEADER);
         out
     }
+}
+
+/// Asks the kernel to acknowledge what `sock` received, and receives next, without the
+/// delayed-ACK wait (`TCP_QUICKACK`, Linux; the kernel clears it again, hence a call
+/// around each read).
+fn quick_ack(sock: &TcpStream) {
+    #[cfg(target_os = "linux")]
+    {
+        use std::os::fd::AsRawFd;
+        const IPPROTO_TCP: std::ffi::c_int = 6;
+        const TCP_QUICKACK: std::ffi::c_int = 12;
+        unsafe extern "C" {
+            fn setsockopt(
+                fd: std::ffi::c_int,
+                level: std::ffi::c_int,
+                name: std::ffi::c_int,
+                value: *const std::ffi::c_void,
+                len: u32,
+            ) -> std::ffi::c_int;
+        }
+        let on: std::ffi::c_int = 1;
+        // SAFETY: `sock` owns a valid socket descriptor for the whole call, and `value`
+        // points to an int that outlives it with its size; setsockopt only reads it.
+        unsafe {
+            setsockopt(
+                sock.as_raw_fd(),
+                IPPROTO_TCP,
+                TCP_QUICKACK,
+                (&on as *const std::ffi::c_int).cast(),
+                std::mem::size_of::<std::ffi::c_int>() as u32,
+            );
+        }
+    }
+    #[cfg(not(target_os = "linux"))]
+    let _ = sock;
 }
 
 impl Guard {
@@ -425,13 +486,27 @@ impl Guard {
         if self.is_poisoned() {
             self.poison();
         }
-        // Client -> device.
+        // Client -> device. adb_client writes a packet's header and payload separately
+        // without TCP_NODELAY, so the payload waits until the header is acknowledged, and
+        // Linux may delay that ACK by up to 40 ms: acknowledging at once avoids the stall.
         std::thread::spawn(move || {
-            let _ = io::copy(&mut client_read, &mut up_write);
+            let mut buf = vec![0u8; 64 * 1024];
+            loop {
+                quick_ack(&client_read);
+                let n = match client_read.read(&mut buf) {
+                    Ok(0) | Err(_) => break,
+                    Ok(n) => n,
+                };
+                quick_ack(&client_read);
+                if up_write.write_all(&buf[..n]).is_err() {
+                    break;
+                }
+            }
             let _ = up_write.shutdown(Shutdown::Write);
         });
-        // Device -> client, tracking the framing; EOF or an error poisons.
+        // Device -> client, through the framing; EOF or an error poisons.
         let mut buf = vec![0u8; 64 * 1024];
+        let mut out = Vec::with_capacity(buf.len() + 48);
         loop {
             let n = match upstream.read(&mut buf) {
                 Ok(0) | Err(_) => break,
@@ -441,10 +516,11 @@ impl Guard {
             let Some((sock, framing)) = slot.as_mut() else {
                 break;
             };
-            if self.is_poisoned() || sock.write_all(&buf[..n]).is_err() {
+            out.clear();
+            framing.relay(&buf[..n], &mut out);
+            if self.is_poisoned() || sock.write_all(&out).is_err() {
                 break;
             }
-            framing.advance(&buf[..n]);
         }
         self.poison();
         drop(client);
@@ -480,21 +556,56 @@ impl Guard {
 mod tests {
     use super::*;
 
+    fn header(command: &[u8; 4], arg0: u32, arg1: u32, len: u32) -> Vec<u8> {
+        let mut h = command.to_vec();
+        for w in [arg0, arg1, len, 0, 0] {
+            h.extend_from_slice(&w.to_le_bytes());
+        }
+        h
+    }
+
+    /// Runs `data` through a framing in pieces of `step` bytes.
+    fn relayed(f: &mut Framing, data: &[u8], step: usize) -> Vec<u8> {
+        let mut out = Vec::new();
+        for piece in data.chunks(step) {
+            f.relay(piece, &mut out);
+        }
+        out
+    }
+
     #[test]
     fn framing_completes_packets_then_poisons() {
         let mut f = Framing::default();
-        let mut hdr = vec![0u8; 24];
-        hdr[12..16].copy_from_slice(&10u32.to_le_bytes());
-        f.advance(&hdr);
-        f.advance(&[1, 2, 3]);
-        let p = f.poison_bytes();
-        assert_eq!(p.len(), 7 + 24);
+        let hdr = header(b"WRTE", 1, 2, 10);
+        let out = relayed(&mut f, &[&hdr[..], &[1, 2, 3]].concat(), 5);
+        assert_eq!(out, [&hdr[..], &[1, 2, 3]].concat());
+        assert_eq!(f.poison_bytes(), [&[0u8; 7][..], &INVALID_HEADER].concat());
+        // Half a header was held back, not passed on: only the invalid header follows.
         let mut f = Framing::default();
-        f.advance(&hdr[..14]);
-        let p = f.poison_bytes();
-        // Rest of the header (length bytes 12,13 kept: 10), 10 payload bytes, poison.
-        assert_eq!(p.len(), 10 + 10 + 24);
-        assert_eq!(Framing::default().poison_bytes(), vec![0u8; 24]);
+        assert!(relayed(&mut f, &hdr[..14], 3).is_empty());
+        assert_eq!(f.poison_bytes(), INVALID_HEADER.to_vec());
+        assert_eq!(Framing::default().poison_bytes(), INVALID_HEADER.to_vec());
+    }
+
+    #[test]
+    fn a_close_is_followed_by_an_invalid_header_and_a_repeat_is_dropped() {
+        let wrte = [&header(b"WRTE", 7, 1, 3)[..], b"ab\n"].concat();
+        let clse = header(b"CLSE", 7, 1, 0);
+        let okay = header(b"OKAY", 8, 2, 0);
+        let stream = [&wrte[..], &clse, &clse, &okay, &header(b"CLSE", 8, 2, 0)].concat();
+        let want = [
+            &wrte[..],
+            &clse,
+            &INVALID_HEADER,
+            &okay,
+            &header(b"CLSE", 8, 2, 0),
+            &INVALID_HEADER,
+        ]
+        .concat();
+        for step in [1, 5, 24, 29, stream.len()] {
+            let mut f = Framing::default();
+            assert_eq!(relayed(&mut f, &stream, step), want, "pieces of {step}");
+        }
     }
 
     #[test]
