@@ -22,6 +22,7 @@
 pub mod device;
 pub mod error;
 pub mod input;
+mod jpeg;
 pub mod registry;
 pub mod screenshot;
 pub mod types;

@@ -4,13 +4,13 @@
 //! never enlarged. Also writes the sentence that maps screenshot coordinates to screen
 //! coordinates, because a model that taps what it sees in a scaled image must multiply.
 
+use std::borrow::Cow;
 use std::io::Cursor;
-use std::ops::Range;
-use std::thread;
 
 use image::{DynamicImage, ImageFormat, RgbImage, RgbaImage};
 
 use crate::error::{DeviceError, Result};
+use crate::jpeg;
 use crate::types::{CaptureFormat, Screenshot};
 
 /// The longest side of a screenshot when the caller gives neither `maxSize` nor `scale`.
@@ -146,72 +146,169 @@ pub fn target_size(w: u32, h: u32, opts: &ScreenshotOptions) -> (u32, u32) {
 /// grey, 16-bit or interlaced PNG) are decoded whole by `image` first. A frame already
 /// scaled to the asked size ([`StreamScaler`]) is only encoded.
 ///
-/// A large frame held whole (raw, or decoded whole) is scaled in two halves on two
-/// threads ([`scale_frame`]; the server calls this from tokio's blocking pool).
+/// The scaled rows leave the downscaler in bands of 64 rows. A JPEG is encoded band by
+/// band on two threads while the later rows are still being inflated and scaled
+/// ([`crate::jpeg`]); a PNG is encoded whole once every band has arrived. The server
+/// calls this from tokio's blocking pool.
 pub fn process(capture: &Screenshot, opts: &ScreenshotOptions) -> Result<ProcessedScreenshot> {
     check_options(opts)?;
-    let img = match capture.format {
-        CaptureFormat::Rgba8 { width, height } => {
-            let frame = raw_frame(capture, width, height)?;
-            let (tw, th) = target_size(width, height, opts);
-            scale_frame::<4>(frame, width, height, tw, th)?
-        }
-        CaptureFormat::Png => match scale_png_streaming(&capture.bytes, opts)? {
-            Some(img) => img,
-            None => scale_decoded(decode(capture)?, opts)?,
-        },
-        CaptureFormat::Jpeg => scale_decoded(decode(capture)?, opts)?,
-        CaptureFormat::ScaledRgb8 {
-            width,
-            height,
-            source_width,
-            source_height,
-        } => {
-            let need = width as usize * height as usize * 3;
-            let rows = capture.bytes.get(..need).ok_or_else(|| {
-                DeviceError::backend(format!(
-                    "the scaled frame is {} bytes, {width}x{height} RGB needs {need}",
-                    capture.bytes.len()
-                ))
-            })?;
-            // Scaled with other options than these: scale what arrived (never enlarge it).
-            let (tw, th) = target_size(source_width, source_height, opts);
-            let (tw, th) = (tw.min(width), th.min(height));
-            let scaled = if (tw, th) == (width, height) {
-                // Already the asked size (the usual case): used as it is.
-                RgbImage::from_raw(width, height, rows.to_vec())
-                    .ok_or_else(|| DeviceError::backend("the scaled frame has the wrong size"))?
-            } else {
-                scale_frame::<3>(rows, width, height, tw, th)?.scaled
-            };
-            Scaled {
-                scaled,
-                source: (source_width, source_height),
-            }
-        }
-    };
-    let (tw, th) = img.scaled.dimensions();
-    let mut out = Vec::with_capacity((tw * th) as usize / 4);
-    let mime_type = match opts.format {
+    let source = Source::open(capture, opts)?;
+    let (tw, th) = source.target;
+    let from = source.from;
+    let (bytes, mime_type) = match opts.format {
+        OutputFormat::Jpeg { quality } => (
+            jpeg::encode(tw, th, quality, |sink| source.bands(sink))?,
+            "image/jpeg",
+        ),
         OutputFormat::Png => {
-            DynamicImage::ImageRgb8(img.scaled)
+            let mut rows = Vec::with_capacity(tw as usize * th as usize * 3);
+            source.bands(&mut |band| rows.extend_from_slice(&band))?;
+            let img = RgbImage::from_raw(tw, th, rows)
+                .ok_or_else(|| DeviceError::backend("the scaled image has the wrong size"))?;
+            let mut out = Vec::new();
+            DynamicImage::ImageRgb8(img)
                 .write_to(&mut Cursor::new(&mut out), ImageFormat::Png)
                 .map_err(|e| DeviceError::backend(format!("PNG encoding failed: {e}")))?;
-            "image/png"
-        }
-        OutputFormat::Jpeg { quality } => {
-            encode_jpeg(&img.scaled, quality, &mut out)?;
-            "image/jpeg"
+            (out, "image/png")
         }
     };
     Ok(ProcessedScreenshot {
-        bytes: out,
+        bytes,
         mime_type,
         width: tw,
         height: th,
-        source_width: img.source.0,
-        source_height: img.source.1,
+        source_width: from.0,
+        source_height: from.1,
     })
+}
+
+/// A capture opened for scaling: its pixels, their size, and the size they become.
+struct Source<'a> {
+    pixels: Pixels<'a>,
+    /// Size of `pixels`.
+    size: (u32, u32),
+    /// The size of the screen image the capture shows (larger than `size` for a frame
+    /// scaled as it arrived).
+    from: (u32, u32),
+    target: (u32, u32),
+}
+
+enum Pixels<'a> {
+    /// A raw RGBA frame, read in place.
+    Rgba(&'a [u8]),
+    /// RGB rows scaled as they arrived.
+    Rgb(&'a [u8]),
+    /// An image decoded whole.
+    Decoded(RgbaImage),
+    /// An 8-bit PNG read row by row, and its bytes per pixel (3 or 4).
+    Png(Box<PngRows<'a>>, usize),
+}
+
+impl<'a> Source<'a> {
+    fn open(capture: &'a Screenshot, opts: &ScreenshotOptions) -> Result<Self> {
+        match capture.format {
+            CaptureFormat::Rgba8 { width, height } => Ok(Source {
+                pixels: Pixels::Rgba(raw_frame(capture, width, height)?),
+                size: (width, height),
+                from: (width, height),
+                target: target_size(width, height, opts),
+            }),
+            CaptureFormat::Png => match png_rows(&capture.bytes)? {
+                Some((reader, bpp)) => {
+                    let info = reader.info();
+                    let (w, h) = (info.width, info.height);
+                    Ok(Source {
+                        pixels: Pixels::Png(Box::new(reader), bpp),
+                        size: (w, h),
+                        from: (w, h),
+                        target: target_size(w, h, opts),
+                    })
+                }
+                None => Self::decoded(decode(capture)?, opts),
+            },
+            CaptureFormat::Jpeg => Self::decoded(decode(capture)?, opts),
+            CaptureFormat::ScaledRgb8 {
+                width,
+                height,
+                source_width,
+                source_height,
+            } => {
+                let need = width as usize * height as usize * 3;
+                let rows = capture.bytes.get(..need).ok_or_else(|| {
+                    DeviceError::backend(format!(
+                        "the scaled frame is {} bytes, {width}x{height} RGB needs {need}",
+                        capture.bytes.len()
+                    ))
+                })?;
+                // Scaled with other options than these: scale what arrived (never enlarge it).
+                let (tw, th) = target_size(source_width, source_height, opts);
+                Ok(Source {
+                    pixels: Pixels::Rgb(rows),
+                    size: (width, height),
+                    from: (source_width, source_height),
+                    target: (tw.min(width), th.min(height)),
+                })
+            }
+        }
+    }
+
+    fn decoded(img: DynamicImage, opts: &ScreenshotOptions) -> Result<Self> {
+        let (w, h) = (img.width(), img.height());
+        Ok(Source {
+            pixels: Pixels::Decoded(img.into_rgba8()),
+            size: (w, h),
+            from: (w, h),
+            target: target_size(w, h, opts),
+        })
+    }
+
+    /// Hands the scaled image to `sink`, top to bottom, in bands of [`jpeg::BAND_ROWS`]
+    /// rows (the last may be shorter).
+    fn bands(self, sink: &mut dyn FnMut(Cow<'a, [u8]>)) -> Result<()> {
+        let (sw, sh) = self.size;
+        let (tw, th) = self.target;
+        if let Pixels::Rgb(rows) = self.pixels
+            && self.size == self.target
+        {
+            // Already the asked size (the usual case for a scaled frame): used as it is.
+            for band in rows.chunks(jpeg::BAND_ROWS * tw as usize * 3) {
+                sink(Cow::Borrowed(band));
+            }
+            return Ok(());
+        }
+        let mut scaler = AreaDownscaler::new(sw, sh, tw, th)?;
+        let row_len = |bpp: usize| sw as usize * bpp;
+        match self.pixels {
+            Pixels::Rgba(frame) => {
+                for row in frame.chunks_exact(row_len(4)) {
+                    scaler.push_row_banded::<4>(row, sink);
+                }
+            }
+            Pixels::Rgb(rows) => {
+                for row in rows.chunks_exact(row_len(3)) {
+                    scaler.push_row_banded::<3>(row, sink);
+                }
+            }
+            Pixels::Decoded(img) => {
+                for row in img.as_raw().chunks_exact(row_len(4)) {
+                    scaler.push_row_banded::<4>(row, sink);
+                }
+            }
+            Pixels::Png(mut reader, bpp) => {
+                while let Some(row) = reader.next_row().map_err(invalid_png)? {
+                    match bpp {
+                        4 => scaler.push_row_banded::<4>(row.data(), sink),
+                        _ => scaler.push_row_banded::<3>(row.data(), sink),
+                    }
+                }
+            }
+        }
+        let rest = scaler.finish_rows()?;
+        if !rest.is_empty() {
+            sink(Cow::Owned(rest));
+        }
+        Ok(())
+    }
 }
 
 /// Rejects options the pipeline cannot honour.
@@ -245,9 +342,10 @@ impl StreamScaler {
     pub fn new(width: u32, height: u32, opts: &ScreenshotOptions) -> Result<Self> {
         check_options(opts)?;
         let (tw, th) = target_size(width, height, opts);
-        Ok(StreamScaler {
-            inner: AreaDownscaler::new(width, height, tw, th)?,
-        })
+        let mut inner = AreaDownscaler::new(width, height, tw, th)?;
+        // Kept whole: the frame is encoded once it has all arrived.
+        inner.out.reserve_exact(inner.tw * inner.th * 3);
+        Ok(StreamScaler { inner })
     }
 
     /// The next row of the frame: `width` RGBA pixels (alpha is ignored).
@@ -280,62 +378,31 @@ struct Scaled {
     source: (u32, u32),
 }
 
-/// Baseline JPEG with 4:2:0 chroma subsampling and optimized Huffman tables, as phones'
-/// and browsers' encoders write it (`jpeg-encoder`; the `image` crate's encoder only writes 4:4:4, about 25% larger at
-/// the same quality, and was 4× slower here: docs/performance.md).
-fn encode_jpeg(img: &RgbImage, quality: u8, out: &mut Vec<u8>) -> Result<()> {
-    let (w, h) = img.dimensions();
-    let (Ok(w16), Ok(h16)) = (u16::try_from(w), u16::try_from(h)) else {
-        return Err(DeviceError::invalid(format!(
-            "a JPEG can be at most 65535 pixels on a side; this one would be {w}x{h} (use maxSize)"
-        )));
-    };
-    let mut enc = jpeg_encoder::Encoder::new(out, quality.clamp(1, 100));
-    enc.set_sampling_factor(jpeg_encoder::SamplingFactor::R_4_2_0);
-    // Huffman tables fitted to this image: a few percent smaller for one more pass over
-    // the coefficients (docs/performance.md).
-    enc.set_optimized_huffman_tables(true);
-    enc.encode(img.as_raw(), w16, h16, jpeg_encoder::ColorType::Rgb)
-        .map_err(|e| DeviceError::backend(format!("JPEG encoding failed: {e}")))
-}
-
-/// Frames of at least this many pixels are scaled on two threads (a thread costs tens of
-/// microseconds; a 1080×2400 frame takes milliseconds).
-const PARALLEL_PIXELS: usize = 1 << 20;
-
-/// Streams an 8-bit RGB/RGBA, non-interlaced PNG through the downscaler; `None` for the
-/// rarer layouts the caller decodes whole.
+/// Opens an 8-bit RGB/RGBA, non-interlaced PNG to be read row by row, with its bytes
+/// per pixel; `None` for the rarer layouts the caller decodes whole.
 ///
 /// One thread: inflating on a second thread while this one scaled (rows handed over in
 /// recycled batches) measured no faster on a 2-core host, since each row then crosses
-/// cores instead of being summed while still in this core's cache.
-fn scale_png_streaming(bytes: &[u8], opts: &ScreenshotOptions) -> Result<Option<Scaled>> {
-    let mut reader = png_reader(bytes).map_err(invalid_png)?;
-    let (w, h, interlaced) = {
-        let info = reader.info();
-        (info.width, info.height, info.interlaced)
-    };
+/// cores instead of being summed while still in this core's cache; the second thread
+/// encodes JPEG bands instead ([`crate::jpeg`]).
+fn png_rows(bytes: &[u8]) -> Result<Option<(PngRows<'_>, usize)>> {
+    let reader = png_reader(bytes).map_err(invalid_png)?;
     let bpp = match reader.output_color_type() {
         (png::ColorType::Rgba, png::BitDepth::Eight) => 4,
         (png::ColorType::Rgb, png::BitDepth::Eight) => 3,
         _ => return Ok(None),
     };
-    if interlaced {
+    if reader.info().interlaced {
         return Ok(None);
     }
-    let (tw, th) = target_size(w, h, opts);
-    let mut scaler = AreaDownscaler::new(w, h, tw, th)?;
-    while let Some(row) = reader.next_row().map_err(invalid_png)? {
-        match bpp {
-            4 => scaler.push_row::<4>(row.data()),
-            _ => scaler.push_row::<3>(row.data()),
-        }
-    }
-    scaler.finish().map(Some)
+    Ok(Some((reader, bpp)))
 }
 
+/// A PNG read row by row from memory.
+type PngRows<'a> = png::Reader<Cursor<&'a [u8]>>;
+
 /// A row-by-row PNG reader that expands palettes and low bit depths to 8 bits.
-fn png_reader(bytes: &[u8]) -> std::result::Result<png::Reader<Cursor<&[u8]>>, png::DecodingError> {
+fn png_reader(bytes: &[u8]) -> std::result::Result<PngRows<'_>, png::DecodingError> {
     let mut decoder = png::Decoder::new(Cursor::new(bytes));
     decoder.set_transformations(png::Transformations::EXPAND);
     decoder.read_info()
@@ -343,64 +410,6 @@ fn png_reader(bytes: &[u8]) -> std::result::Result<png::Reader<Cursor<&[u8]>>, p
 
 fn invalid_png(e: png::DecodingError) -> DeviceError {
     DeviceError::backend(format!("the device sent an invalid PNG: {e}"))
-}
-
-/// Scales an image decoded whole.
-fn scale_decoded(img: DynamicImage, opts: &ScreenshotOptions) -> Result<Scaled> {
-    let (w, h) = (img.width(), img.height());
-    let (tw, th) = target_size(w, h, opts);
-    let rgba = img.into_rgba8();
-    scale_frame::<4>(rgba.as_raw(), w, h, tw, th)
-}
-
-/// Scales a frame held whole (`BPP` bytes per pixel, RGB first). A large frame is cut at a
-/// target-row boundary and its halves are scaled on two threads: every target row depends
-/// only on its own source rows, so the halves are independent and the result is the same.
-fn scale_frame<const BPP: usize>(
-    frame: &[u8],
-    sw: u32,
-    sh: u32,
-    tw: u32,
-    th: u32,
-) -> Result<Scaled> {
-    let row_len = sw as usize * BPP;
-    let frame = frame.get(..row_len * sh as usize).ok_or_else(|| {
-        DeviceError::backend(format!(
-            "a {sw}x{sh} frame needs {} bytes",
-            row_len * sh as usize
-        ))
-    })?;
-    let scale_rows = |rows: &[u8], ty: Range<usize>| -> Result<Vec<u8>> {
-        let mut scaler = AreaDownscaler::new(sw, sh, tw, th)?.band(ty);
-        for row in rows.chunks_exact(row_len) {
-            scaler.push_row::<BPP>(row);
-        }
-        scaler.finish_rows()
-    };
-    let target_rows = th as usize;
-    let out = if (sw as usize) * (sh as usize) < PARALLEL_PIXELS || target_rows < 2 {
-        scale_rows(frame, 0..target_rows)?
-    } else {
-        let mid = target_rows / 2;
-        let (top, bottom) = frame.split_at(mid * sh as usize / target_rows * row_len);
-        let (top, bottom) = thread::scope(|s| {
-            let bottom = s.spawn(|| scale_rows(bottom, mid..target_rows));
-            let top = scale_rows(top, 0..mid);
-            match bottom.join() {
-                Ok(bottom) => (top, bottom),
-                Err(panic) => std::panic::resume_unwind(panic),
-            }
-        });
-        let mut out = top?;
-        out.extend_from_slice(&bottom?);
-        out
-    };
-    let scaled = RgbImage::from_raw(tw, th, out)
-        .ok_or_else(|| DeviceError::backend("the scaled image has the wrong size"))?;
-    Ok(Scaled {
-        scaled,
-        source: (sw, sh),
-    })
 }
 
 /// Area-averaging downscale to RGB8, fed one source row at a time (alpha dropped:
@@ -443,8 +452,6 @@ struct AreaDownscaler {
     ty: usize,
     y: usize,
     y_end: usize,
-    /// The end of the target rows this scaler makes ([`AreaDownscaler::band`]).
-    ty_end: usize,
 }
 
 /// The largest block, in source pixels, whose channel sums fit 16 bits: 257 × 255 < 2¹⁶.
@@ -489,27 +496,32 @@ impl AreaDownscaler {
                 }
             },
             bpp: 0,
-            out: Vec::with_capacity(tw * th * 3),
+            out: Vec::with_capacity(tw * th.min(jpeg::BAND_ROWS) * 3),
             ty: 0,
             y: 0,
             y_end: sh / th,
-            ty_end: th,
         })
     }
 
-    /// Makes only target rows `ty` (of a fresh scaler), fed from their first source row on.
-    fn band(mut self, ty: Range<usize>) -> Self {
-        self.ty = ty.start.min(self.th);
-        self.ty_end = ty.end.clamp(self.ty, self.th);
-        self.y = self.ty * self.sh / self.th;
-        self.y_end = (self.ty + 1) * self.sh / self.th;
-        self.out = Vec::with_capacity((self.ty_end - self.ty) * self.tw * 3);
-        self
+    /// Adds the next source row, and hands the target rows made so far to `sink` once
+    /// they fill a band of [`jpeg::BAND_ROWS`] rows ([`AreaDownscaler::finish_rows`] gives
+    /// the rest).
+    fn push_row_banded<'a, const BPP: usize>(
+        &mut self,
+        row: &[u8],
+        sink: &mut dyn FnMut(Cow<'a, [u8]>),
+    ) {
+        self.push_row::<BPP>(row);
+        let band = jpeg::BAND_ROWS * self.tw * 3;
+        if self.out.len() >= band {
+            let next = Vec::with_capacity(band);
+            sink(Cow::Owned(std::mem::replace(&mut self.out, next)));
+        }
     }
 
     /// Adds the next source row (`BPP` bytes per pixel, RGB first); extra rows are ignored.
     fn push_row<const BPP: usize>(&mut self, row: &[u8]) {
-        if self.ty >= self.ty_end || row.len() < self.sw * BPP {
+        if self.ty >= self.th || row.len() < self.sw * BPP {
             return;
         }
         if self.bpp != BPP {
@@ -559,7 +571,7 @@ impl AreaDownscaler {
 
     /// The RGB rows made, once every source row they need has arrived.
     fn finish_rows(self) -> Result<Vec<u8>> {
-        if self.ty < self.ty_end {
+        if self.ty < self.th {
             return Err(DeviceError::backend(format!(
                 "the image ended after {} of its {} rows",
                 self.y, self.sh
@@ -846,36 +858,56 @@ mod tests {
             ])
         });
         let opts = ScreenshotOptions::default();
-        let whole = scale_decoded(DynamicImage::ImageRgba8(rgba.clone()), &opts).unwrap();
-        // The two halves scaled on two threads make what one scaler makes.
         let one = downscale_rgba_to_rgb(rgba.as_raw(), 1080, 2400, 461, 1024).unwrap();
-        assert!(whole.scaled == one);
-        for img in [
-            DynamicImage::ImageRgba8(rgba.clone()),
-            DynamicImage::ImageRgb8(DynamicImage::ImageRgba8(rgba.clone()).to_rgb8()),
-        ] {
-            let streamed = scale_png_streaming(&encode_png(img), &opts)
-                .unwrap()
-                .unwrap();
-            assert_eq!(streamed.source, (1080, 2400));
-            assert_eq!(streamed.scaled.dimensions(), (461, 1024));
-            assert!(streamed.scaled == whole.scaled);
-        }
-        // The raw route agrees too.
         let raw = Screenshot {
             format: CaptureFormat::Rgba8 {
                 width: 1080,
                 height: 2400,
             },
-            bytes: rgba.into_raw(),
+            bytes: rgba.clone().into_raw(),
         };
+        let rgb = DynamicImage::ImageRgba8(rgba.clone()).to_rgb8();
+        let rgb16 = DynamicImage::ImageRgb8(rgb.clone()).to_rgba16();
+        let png_of = |img: DynamicImage| Screenshot {
+            format: CaptureFormat::Png,
+            bytes: encode_png(img),
+        };
+        // Every route: RGBA and RGB PNGs read row by row, a 16-bit PNG decoded whole, the
+        // raw frame read in place.
+        for capture in [
+            png_of(DynamicImage::ImageRgba8(rgba.clone())),
+            png_of(DynamicImage::ImageRgb8(rgb)),
+            png_of(DynamicImage::ImageRgba16(rgb16)),
+            raw.clone(),
+        ] {
+            let source = Source::open(&capture, &opts).unwrap();
+            assert_eq!((source.from, source.target), ((1080, 2400), (461, 1024)));
+            let mut bands = Vec::new();
+            source
+                .bands(&mut |band| bands.push(band.into_owned()))
+                .unwrap();
+            // Bands of 64 rows, the last one shorter; together, the one-scaler image.
+            let sizes: Vec<usize> = bands.iter().map(|b| b.len() / (461 * 3)).collect();
+            assert_eq!(sizes, [vec![64; 16]].concat(), "{:?}", capture.format);
+            assert!(bands.concat() == *one.as_raw());
+        }
+        // The JPEG decodes to the pixels of the scaled image encoded whole (restart
+        // markers change bytes, not pixels).
+        let p = process(&raw, &opts).unwrap();
+        let mut plain = Vec::new();
+        let mut enc = jpeg_encoder::Encoder::new(&mut plain, DEFAULT_JPEG_QUALITY);
+        enc.set_sampling_factor(jpeg_encoder::SamplingFactor::R_4_2_0);
+        enc.encode(one.as_raw(), 461, 1024, jpeg_encoder::ColorType::Rgb)
+            .unwrap();
+        let decoded = |b: &[u8]| image::load_from_memory(b).unwrap().to_rgb8();
+        assert!(decoded(&p.bytes) == decoded(&plain));
+        // And the PNG output is the scaled image itself.
         let png_opts = ScreenshotOptions {
             format: OutputFormat::Png,
             ..opts
         };
         let p = process(&raw, &png_opts).unwrap();
-        let back = image::load_from_memory(&p.bytes).unwrap().to_rgb8();
-        assert!(back == whole.scaled);
+        assert!(decoded(&p.bytes) == one);
     }
 
     #[test]

@@ -1,0 +1,328 @@
+//! Baseline JPEG encoded in bands on two threads, while the rows are still being made.
+//!
+//! `jpeg-encoder` encodes a whole image on one thread, and the encode was half of a
+//! screenshot's work (docs/performance.md). Here the image is cut into bands of
+//! [`BAND_ROWS`] rows (whole 4:2:0 MCU rows); each band is encoded on its own as a small
+//! JPEG as soon as its rows exist, by whichever of two threads is free, and the bands'
+//! entropy-coded data are joined under one header with restart markers (`RSTn`) between
+//! them and a `DRI` segment saying how many MCUs a band holds. A restart resets the DC
+//! predictors, which is what a fresh encoder starts from, so the file is byte for byte
+//! what `jpeg-encoder` writes for the whole image with that restart interval (tested).
+//!
+//! The Huffman tables are the standard ones: one scan has one set of tables, and tables
+//! fitted to each band would differ. That costs about 8% in bytes against fitted tables
+//! and saves their second pass (docs/performance.md).
+
+use std::borrow::Cow;
+use std::sync::{Mutex, mpsc};
+use std::thread;
+
+use crate::error::{DeviceError, Result};
+
+/// Rows per band: four 4:2:0 MCU rows. Smaller bands let the encode follow the scaling
+/// more closely; each band costs one small encoder set-up and a 2-byte marker.
+pub(crate) const BAND_ROWS: usize = 64;
+
+/// Rows of one MCU with 4:2:0 sampling; every band but the last is a multiple of it.
+const MCU_ROWS: usize = 16;
+
+/// Encodes a `width`×`height` RGB8 image whose rows `produce` hands over in bands of
+/// [`BAND_ROWS`] rows (the last band may be shorter). Bands are encoded while `produce` is
+/// still running, on a second thread, and on this one once `produce` returns.
+///
+/// # Errors
+/// Sizes a JPEG cannot have, bands of the wrong size, or `produce`'s own error.
+pub(crate) fn encode<'a>(
+    width: u32,
+    height: u32,
+    quality: u8,
+    produce: impl FnOnce(&mut dyn FnMut(Cow<'a, [u8]>)) -> Result<()>,
+) -> Result<Vec<u8>> {
+    let (Ok(w16), Ok(h16)) = (u16::try_from(width), u16::try_from(height)) else {
+        return Err(DeviceError::invalid(format!(
+            "a JPEG can be at most 65535 pixels on a side; this one would be {width}x{height} (use maxSize)"
+        )));
+    };
+    if w16 == 0 || h16 == 0 {
+        return Err(DeviceError::backend(format!(
+            "cannot encode a {width}x{height} image"
+        )));
+    }
+    let quality = quality.clamp(1, 100);
+    let (tx, rx) = mpsc::channel::<(usize, Cow<'a, [u8]>)>();
+    let queue = Mutex::new(rx);
+    // Takes bands off the queue until it is closed and empty.
+    let drain = || -> Result<Vec<(usize, Band)>> {
+        let mut done = Vec::new();
+        loop {
+            let next = match queue.lock() {
+                Ok(rx) => rx.recv(),
+                Err(_) => return Err(DeviceError::backend("a JPEG band worker failed")),
+            };
+            let Ok((index, rows)) = next else {
+                return Ok(done);
+            };
+            done.push((index, Band::encode(&rows, w16, quality)?));
+        }
+    };
+    let mut count = 0;
+    // Dropping it closes the queue.
+    let mut send = move |rows: Cow<'a, [u8]>| {
+        // The queue lives until both threads stop taking from it, so this cannot fail.
+        let _ = tx.send((count, rows));
+        count += 1;
+    };
+    let (produced, mine, theirs) = if usize::from(h16) > BAND_ROWS {
+        thread::scope(|s| {
+            let helper = s.spawn(drain);
+            let produced = produce(&mut send);
+            drop(send);
+            let mine = drain();
+            let theirs = match helper.join() {
+                Ok(theirs) => theirs,
+                Err(panic) => std::panic::resume_unwind(panic),
+            };
+            (produced, mine, theirs)
+        })
+    } else {
+        let produced = produce(&mut send);
+        drop(send);
+        (produced, drain(), Ok(Vec::new()))
+    };
+    produced?;
+    let mut bands = mine?;
+    bands.extend(theirs?);
+    bands.sort_unstable_by_key(|(index, _)| *index);
+    assemble(bands.into_iter().map(|(_, band)| band).collect(), w16, h16)
+}
+
+/// One band encoded as a small JPEG of its own, and where its parts are.
+#[derive(Debug)]
+struct Band {
+    bytes: Vec<u8>,
+    rows: usize,
+    /// Offsets of the `SOF0` and `SOS` markers, and of the entropy-coded data after `SOS`.
+    sof: usize,
+    sos: usize,
+    data: usize,
+}
+
+impl Band {
+    fn encode(rows: &[u8], width: u16, quality: u8) -> Result<Band> {
+        let row_len = usize::from(width) * 3;
+        let n = rows.len() / row_len;
+        if n == 0 || !rows.len().is_multiple_of(row_len) || n > BAND_ROWS {
+            return Err(DeviceError::backend(format!(
+                "a JPEG band of {} bytes is not 1 to {BAND_ROWS} rows of {width} RGB pixels",
+                rows.len()
+            )));
+        }
+        let mut bytes = Vec::with_capacity(rows.len() / 16 + 1024);
+        let mut enc = jpeg_encoder::Encoder::new(&mut bytes, quality);
+        enc.set_sampling_factor(jpeg_encoder::SamplingFactor::R_4_2_0);
+        enc.encode(rows, width, n as u16, jpeg_encoder::ColorType::Rgb)
+            .map_err(|e| DeviceError::backend(format!("JPEG encoding failed: {e}")))?;
+        let (sof, sos, data) = locate(&bytes)
+            .ok_or_else(|| DeviceError::backend("the JPEG encoder wrote an unexpected layout"))?;
+        Ok(Band {
+            bytes,
+            rows: n,
+            sof,
+            sos,
+            data,
+        })
+    }
+
+    /// The entropy-coded data, without the closing `EOI`.
+    fn data(&self) -> &[u8] {
+        &self.bytes[self.data..self.bytes.len() - 2]
+    }
+}
+
+/// Finds the `SOF0` and `SOS` markers of a baseline JPEG and the start of its scan data;
+/// `None` unless the file starts with `SOI`, ends with `EOI`, and has both markers.
+fn locate(bytes: &[u8]) -> Option<(usize, usize, usize)> {
+    if !bytes.starts_with(&[0xFF, 0xD8]) || !bytes.ends_with(&[0xFF, 0xD9]) {
+        return None;
+    }
+    let mut i = 2;
+    let mut sof = None;
+    loop {
+        let &[0xFF, marker, hi, lo] = bytes.get(i..i + 4)? else {
+            return None;
+        };
+        let end = i + 2 + usize::from(u16::from_be_bytes([hi, lo]));
+        match marker {
+            0xC0 => sof = Some(i),
+            0xDA => return (end <= bytes.len() - 2).then_some((sof?, i, end)),
+            _ => {}
+        }
+        i = end;
+    }
+}
+
+/// Joins the bands under the first band's header: its `SOF0` height becomes the
+/// image's, a `DRI` segment goes before `SOS`, and `RST0`…`RST7` (cycling) between bands.
+fn assemble(bands: Vec<Band>, width: u16, height: u16) -> Result<Vec<u8>> {
+    let rows: usize = bands.iter().map(|b| b.rows).sum();
+    let uneven = bands
+        .iter()
+        .rev()
+        .skip(1)
+        .any(|b| b.rows != BAND_ROWS || !b.rows.is_multiple_of(MCU_ROWS));
+    let Some(first) = bands
+        .first()
+        .filter(|_| rows == usize::from(height) && !uneven)
+    else {
+        return Err(DeviceError::backend(format!(
+            "the JPEG bands hold {rows} rows of a {width}x{height} image"
+        )));
+    };
+    let size = first.data + bands.iter().map(|b| b.data().len() + 2).sum::<usize>() + 6;
+    let mut out = Vec::with_capacity(size);
+    out.extend_from_slice(&first.bytes[..first.sos]);
+    let h = height.to_be_bytes();
+    out[first.sof + 5..first.sof + 7].copy_from_slice(&h);
+    if bands.len() > 1 {
+        // MCUs per band: 16×16-pixel MCUs across, BAND_ROWS / 16 of them down.
+        let interval = (usize::from(width).div_ceil(MCU_ROWS) * (BAND_ROWS / MCU_ROWS)) as u16;
+        out.extend_from_slice(&[0xFF, 0xDD, 0x00, 0x04]);
+        out.extend_from_slice(&interval.to_be_bytes());
+    }
+    out.extend_from_slice(&first.bytes[first.sos..first.data]);
+    for (i, band) in bands.iter().enumerate() {
+        if i > 0 {
+            out.extend_from_slice(&[0xFF, 0xD0 + ((i - 1) % 8) as u8]);
+        }
+        out.extend_from_slice(band.data());
+    }
+    out.extend_from_slice(&[0xFF, 0xD9]);
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn image(w: usize, h: usize) -> Vec<u8> {
+        (0..w * h * 3)
+            .map(|i| {
+                let (p, c) = (i / 3, i % 3);
+                let (x, y) = (p % w, p / w);
+                match c {
+                    0 => (x * 3 + y) as u8,
+                    1 => ((x ^ y) * 5) as u8,
+                    _ => ((x * y) >> 4) as u8,
+                }
+            })
+            .collect()
+    }
+
+    fn whole(rgb: &[u8], w: u16, h: u16, quality: u8, restart: Option<u16>) -> Vec<u8> {
+        let mut out = Vec::new();
+        let mut enc = jpeg_encoder::Encoder::new(&mut out, quality);
+        enc.set_sampling_factor(jpeg_encoder::SamplingFactor::R_4_2_0);
+        if let Some(r) = restart {
+            enc.set_restart_interval(r);
+        }
+        enc.encode(rgb, w, h, jpeg_encoder::ColorType::Rgb).unwrap();
+        out
+    }
+
+    fn banded(rgb: &[u8], w: usize, h: usize, quality: u8) -> Vec<u8> {
+        encode(w as u32, h as u32, quality, |sink| {
+            for band in rgb.chunks(BAND_ROWS * w * 3) {
+                sink(Cow::Borrowed(band));
+            }
+            Ok(())
+        })
+        .unwrap()
+    }
+
+    #[test]
+    fn bands_make_the_whole_image_encode_with_restarts_byte_for_byte() {
+        // Sizes: the screenshot's, widths that are not a multiple of 16, a last band that
+        // is short, exactly one band, one row, and more than eight bands (RST7 wraps).
+        for (w, h) in [
+            (461, 1024),
+            (17, 65),
+            (100, 64),
+            (33, 1),
+            (8, 700),
+            (1024, 461),
+        ] {
+            let rgb = image(w, h);
+            let ours = banded(&rgb, w, h, 75);
+            let interval = (w.div_ceil(16) * BAND_ROWS / 16) as u16;
+            let restart = (h > BAND_ROWS).then_some(interval);
+            assert_eq!(
+                ours,
+                whole(&rgb, w as u16, h as u16, 75, restart),
+                "{w}x{h}"
+            );
+            let back = image::load_from_memory(&ours).unwrap().to_rgb8();
+            assert_eq!(back.dimensions(), (w as u32, h as u32));
+        }
+    }
+
+    #[test]
+    fn decodes_to_the_same_pixels_as_one_plain_encode() {
+        let (w, h) = (200, 300);
+        let rgb = image(w, h);
+        let ours = image::load_from_memory(&banded(&rgb, w, h, 80)).unwrap();
+        let plain = image::load_from_memory(&whole(&rgb, w as u16, h as u16, 80, None)).unwrap();
+        assert_eq!(ours.to_rgb8(), plain.to_rgb8());
+    }
+
+    #[test]
+    fn bands_of_the_wrong_size_and_producer_errors_are_reported() {
+        let rgb = image(40, 200);
+        // A middle band that is not BAND_ROWS rows.
+        let e = encode(40, 200, 75, |sink| {
+            sink(Cow::Borrowed(&rgb[..48 * 40 * 3]));
+            sink(Cow::Borrowed(&rgb[48 * 40 * 3..]));
+            Ok(())
+        })
+        .unwrap_err();
+        assert!(e.to_string().contains("JPEG band"), "{e}");
+        // Too few rows in all.
+        let e = encode(40, 200, 75, |sink| {
+            sink(Cow::Borrowed(&rgb[..64 * 40 * 3]));
+            Ok(())
+        })
+        .unwrap_err();
+        assert!(e.to_string().contains("64 rows of a 40x200 image"), "{e}");
+        // A band that is not whole rows.
+        let e = encode(40, 200, 75, |sink| {
+            sink(Cow::Borrowed(&rgb[..100]));
+            Ok(())
+        })
+        .unwrap_err();
+        assert!(e.to_string().contains("not 1 to 64 rows"), "{e}");
+        // The producer's own error wins, after the worker has stopped.
+        let e = encode(40, 200, 75, |sink| {
+            sink(Cow::Borrowed(&rgb[..64 * 40 * 3]));
+            Err(DeviceError::backend("the image ended early"))
+        })
+        .unwrap_err();
+        assert!(e.to_string().contains("ended early"), "{e}");
+        assert!(encode(70_000, 10, 75, |_| Ok(())).is_err());
+        assert!(encode(0, 10, 75, |_| Ok(())).is_err());
+    }
+
+    #[test]
+    fn locate_rejects_what_is_not_a_baseline_jpeg() {
+        assert_eq!(locate(b""), None);
+        assert_eq!(locate(&[0xFF, 0xD8, 0xFF, 0xD9]), None);
+        // A segment length running past the end.
+        assert_eq!(
+            locate(&[0xFF, 0xD8, 0xFF, 0xC0, 0x40, 0x00, 0xFF, 0xD9]),
+            None
+        );
+        // SOS without SOF0.
+        assert_eq!(
+            locate(&[0xFF, 0xD8, 0xFF, 0xDA, 0x00, 0x02, 0xFF, 0xD9]),
+            None
+        );
+    }
+}
