@@ -9,7 +9,7 @@ use std::convert::Infallible;
 
 use serde_json::{Map, Value};
 
-use crate::Filter;
+use crate::{Filter, prescan};
 
 /// Why a value could not be decoded.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -27,7 +27,13 @@ pub enum DecodeError {
 
 trait Direction {
     type Error;
+    /// State one walk keeps from string to string.
+    type Memo: Default;
     fn text<'a>(filter: &Filter, text: &'a str) -> Cow<'a, str>;
+    /// [`Direction::text`] for an object key, which may consult the walk's memo.
+    fn key<'a>(filter: &Filter, _memo: &mut Self::Memo, key: &'a str) -> Cow<'a, str> {
+        Self::text(filter, key)
+    }
     /// Called with the final keys of an object in which at least one key changed.
     fn check_keys<'k>(keys: impl Iterator<Item = &'k str>) -> Result<(), Self::Error>;
 }
@@ -37,8 +43,24 @@ struct Decode;
 
 impl Direction for Encode {
     type Error = Infallible;
+    type Memo = CleanKeys;
     fn text<'a>(filter: &Filter, text: &'a str) -> Cow<'a, str> {
         filter.encode_str(text)
+    }
+    #[inline]
+    fn key<'a>(filter: &Filter, memo: &mut CleanKeys, key: &'a str) -> Cow<'a, str> {
+        let Some(slot) = CleanKeys::slot(key) else {
+            return filter.encode_str(key);
+        };
+        let i = CleanKeys::index(&slot);
+        if memo.slots[i] == slot {
+            return Cow::Borrowed(key);
+        }
+        let encoded = filter.encode_str(key);
+        if matches!(encoded, Cow::Borrowed(_)) {
+            memo.slots[i] = slot;
+        }
+        encoded
     }
     fn check_keys<'k>(_keys: impl Iterator<Item = &'k str>) -> Result<(), Infallible> {
         // Distinct keys encode to distinct keys: `decode(encode(k)) == k` for every `k`.
@@ -48,6 +70,8 @@ impl Direction for Encode {
 
 impl Direction for Decode {
     type Error = DecodeError;
+    // Telling that a key holds no token prefix is already one SIMD search.
+    type Memo = ();
     fn text<'a>(filter: &Filter, text: &'a str) -> Cow<'a, str> {
         filter.decode_str(text)
     }
@@ -61,6 +85,61 @@ impl Direction for Decode {
             }
         }
         Ok(())
+    }
+}
+
+/// Short keys an encoding walk has already found free of terms, so that the keys every element
+/// of an array repeats are tested once rather than once per element (the pre-scan of a short
+/// string costs about as much as the rest of its walk).
+///
+/// A direct-mapped table of [`KEY_SLOTS`] slots. A slot holds a key of fewer than [`KEY_SLOT`]
+/// bytes, zero-padded, with its length in the last byte, so one fixed-size comparison tells
+/// whether a key is the one a slot remembers. Whether a key encodes depends on its bytes alone,
+/// so a remembered key is clean wherever it recurs. An all-zero slot spells the empty key,
+/// which is clean too, so the table starts out valid.
+struct CleanKeys {
+    slots: [[u8; KEY_SLOT]; KEY_SLOTS],
+}
+
+/// Bytes per slot: keys up to one less are remembered.
+const KEY_SLOT: usize = 32;
+/// Slots in the table (a power of two).
+const KEY_SLOTS: usize = 64;
+
+impl Default for CleanKeys {
+    fn default() -> Self {
+        CleanKeys {
+            slots: [[0; KEY_SLOT]; KEY_SLOTS],
+        }
+    }
+}
+
+impl CleanKeys {
+    /// The slot contents that stand for `key`, or `None` when it is too long to remember.
+    #[inline]
+    fn slot(key: &str) -> Option<[u8; KEY_SLOT]> {
+        let bytes = key.as_bytes();
+        let len = u8::try_from(bytes.len())
+            .ok()
+            .filter(|&n| usize::from(n) < KEY_SLOT)?;
+        let mut slot = [0u8; KEY_SLOT];
+        prescan::copy_short(&mut slot, bytes);
+        slot[KEY_SLOT - 1] = len;
+        Some(slot)
+    }
+
+    /// The slot index for a slot's contents: a multiplicative hash of all of it.
+    #[inline]
+    fn index(slot: &[u8; KEY_SLOT]) -> usize {
+        let word = |i: usize| {
+            let mut w = [0u8; 8];
+            w.copy_from_slice(&slot[i..i + 8]);
+            u64::from_le_bytes(w)
+        };
+        let mixed = word(0) ^ word(8).rotate_left(17) ^ word(16).rotate_left(34) ^ word(24);
+        let hash = mixed.wrapping_mul(0x9e37_79b9_7f4a_7c15);
+        // The top bits of the product depend on every input bit.
+        (hash >> (64 - KEY_SLOTS.trailing_zeros())) as usize
     }
 }
 
@@ -79,7 +158,7 @@ impl Filter {
     /// Encodes every string, key and value of `value` in place (see the crate docs for the
     /// members left verbatim). Strings and keys without terms are not touched.
     pub fn encode_value(&self, value: &mut Value) {
-        let Ok(()) = self.walk::<Encode>(value);
+        let Ok(()) = self.walk::<Encode>(value, &mut CleanKeys::default());
     }
 
     /// Decodes every string, key and value of `value` in place.
@@ -89,7 +168,7 @@ impl Filter {
     /// [`DecodeError::KeyCollision`] if two keys of one object decode to the same key. The value
     /// is then partly decoded; the caller is expected to reject it as a whole.
     pub fn decode_value(&self, value: &mut Value) -> Result<(), DecodeError> {
-        self.walk::<Decode>(value)
+        self.walk::<Decode>(value, &mut ())
     }
 
     /// Encodes a JSON-RPC message, or each message of a batch: only its `params`, `result` and
@@ -114,20 +193,25 @@ impl Filter {
     }
 
     fn walk_message<D: Direction>(&self, message: &mut Value) -> Result<(), D::Error> {
+        let memo = &mut D::Memo::default();
         match message {
             Value::Array(batch) => {
                 for element in batch {
-                    self.walk_one_message::<D>(element)?;
+                    self.walk_one_message::<D>(element, memo)?;
                 }
                 Ok(())
             }
-            other => self.walk_one_message::<D>(other),
+            other => self.walk_one_message::<D>(other, memo),
         }
     }
 
-    fn walk_one_message<D: Direction>(&self, message: &mut Value) -> Result<(), D::Error> {
+    fn walk_one_message<D: Direction>(
+        &self,
+        message: &mut Value,
+        memo: &mut D::Memo,
+    ) -> Result<(), D::Error> {
         let Value::Object(map) = message else {
-            return self.walk::<D>(message);
+            return self.walk::<D>(message, memo);
         };
         let params_keep = Keep {
             keys: match map.get("method").and_then(Value::as_str) {
@@ -139,15 +223,17 @@ impl Filter {
         };
         for (key, value) in map.iter_mut() {
             match (key.as_str(), value) {
-                ("params", Value::Object(params)) => self.walk_object::<D>(params, params_keep)?,
-                ("params" | "result" | "error", value) => self.walk::<D>(value)?,
+                ("params", Value::Object(params)) => {
+                    self.walk_object::<D>(params, params_keep, memo)?;
+                }
+                ("params" | "result" | "error", value) => self.walk::<D>(value, memo)?,
                 _ => {}
             }
         }
         Ok(())
     }
 
-    fn walk<D: Direction>(&self, value: &mut Value) -> Result<(), D::Error> {
+    fn walk<D: Direction>(&self, value: &mut Value, memo: &mut D::Memo) -> Result<(), D::Error> {
         match value {
             Value::String(s) => {
                 if let Cow::Owned(changed) = D::text(self, s) {
@@ -156,10 +242,10 @@ impl Filter {
             }
             Value::Array(items) => {
                 for item in items {
-                    self.walk::<D>(item)?;
+                    self.walk::<D>(item, memo)?;
                 }
             }
-            Value::Object(map) => self.walk_object::<D>(map, Keep::default())?,
+            Value::Object(map) => self.walk_object::<D>(map, Keep::default(), memo)?,
             Value::Null | Value::Bool(_) | Value::Number(_) => {}
         }
         Ok(())
@@ -169,6 +255,7 @@ impl Filter {
         &self,
         map: &mut Map<String, Value>,
         keep: Keep,
+        memo: &mut D::Memo,
     ) -> Result<(), D::Error> {
         // Decided from the members as they arrived, before anything is rewritten. One pass over
         // the members (keys are unique) costs less than two lookups, for either map type.
@@ -184,7 +271,7 @@ impl Filter {
         let mut renamed: Vec<(usize, String)> = Vec::new();
         for (i, (key, value)) in map.iter_mut().enumerate() {
             let key = key.as_str();
-            if let Cow::Owned(changed) = D::text(self, key) {
+            if let Cow::Owned(changed) = D::key(self, memo, key) {
                 renamed.push((i, changed));
             }
             let verbatim =
@@ -198,9 +285,9 @@ impl Filter {
                         keys: &[PROGRESS_TOKEN],
                         request_meta: false,
                     };
-                    self.walk_object::<D>(meta, meta_keep)?;
+                    self.walk_object::<D>(meta, meta_keep, memo)?;
                 }
-                value => self.walk::<D>(value)?,
+                value => self.walk::<D>(value, memo)?,
             }
         }
         if renamed.is_empty() {
@@ -256,6 +343,90 @@ mod tests {
         );
         assert_eq!(v, before);
         assert_eq!(err.to_string(), r#"decoded keys collide: "device""#);
+    }
+
+    #[test]
+    fn remembered_keys_encode_like_fresh_ones() {
+        // Many objects with the same keys: clean ones the memo remembers, ones with terms it
+        // must not remember, ones too long to remember, the empty key, and enough distinct
+        // keys that some share a slot and evict each other.
+        let filter = Filter::new();
+        let long = "a_key_that_is_far_too_long_to_remember_qwen";
+        let mut keys: Vec<String> = [
+            "",
+            "text",
+            "label",
+            "Qwen",
+            "x.taobao",
+            long,
+            "clean_but_exactly_thirty_one_b",
+        ]
+        .map(String::from)
+        .to_vec();
+        keys.extend((0..200).map(|i| format!("k{i}")));
+        keys.extend((0..50).map(|i| format!("alibaba{i}")));
+        let object: Map<String, Value> = keys
+            .iter()
+            .enumerate()
+            .map(|(i, k)| (k.clone(), Value::from(i)))
+            .collect();
+        let mut v = Value::Array(vec![Value::Object(object); 4]);
+        filter.encode_value(&mut v);
+        let expected: Map<String, Value> = keys
+            .iter()
+            .enumerate()
+            .map(|(i, k)| (filter.encode_str(k).into_owned(), Value::from(i)))
+            .collect();
+        assert_eq!(v, Value::Array(vec![Value::Object(expected); 4]));
+        assert_eq!(filter.decode_value(&mut v), Ok(()));
+        assert!(v.as_array().is_some_and(|a| {
+            a.iter()
+                .all(|o| o.as_object().map(Map::len) == Some(keys.len()))
+        }));
+    }
+
+    #[test]
+    fn clean_key_slots_tell_keys_apart() {
+        assert_eq!(CleanKeys::slot(""), Some([0; KEY_SLOT]));
+        let a = CleanKeys::slot("ab").expect("short");
+        let b = CleanKeys::slot("ab\0").expect("short");
+        assert_ne!(a, b, "a trailing NUL is not padding");
+        assert!(CleanKeys::slot(&"x".repeat(KEY_SLOT - 1)).is_some());
+        assert!(CleanKeys::slot(&"x".repeat(KEY_SLOT)).is_none());
+        for key in [
+            "",
+            "type",
+            "text",
+            "label",
+            "identifier",
+            &"y".repeat(KEY_SLOT - 1),
+        ] {
+            let slot = CleanKeys::slot(key).expect("short");
+            assert!(CleanKeys::index(&slot) < KEY_SLOTS);
+        }
+        // A remembered key is answered from its slot, and only that key is.
+        let filter = Filter::new();
+        let mut memo = CleanKeys::default();
+        assert!(matches!(
+            Encode::key(&filter, &mut memo, "label"),
+            Cow::Borrowed("label")
+        ));
+        let slot = CleanKeys::slot("label").expect("short");
+        assert_eq!(memo.slots[CleanKeys::index(&slot)], slot);
+        assert!(matches!(
+            Encode::key(&filter, &mut memo, "label"),
+            Cow::Borrowed("label")
+        ));
+        assert_eq!(
+            Encode::key(&filter, &mut memo, "qwen"),
+            "__mcp_ref_7177656e__"
+        );
+        let qwen = CleanKeys::slot("qwen").expect("short");
+        assert_ne!(
+            memo.slots[CleanKeys::index(&qwen)],
+            qwen,
+            "keys with terms are not remembered"
+        );
     }
 
     #[test]

@@ -89,7 +89,8 @@ mod text;
 
 use std::sync::LazyLock;
 
-use aho_corasick::{MatchKind, PatternID, dfa::DFA};
+use aho_corasick::automaton::{Automaton, StateID};
+use aho_corasick::{Anchored, MatchKind, PatternID, dfa::DFA};
 
 pub use json::DecodeError;
 pub use terms::{ASCII_TERMS, CHINESE_TERMS, SEPARATED_TERMS, SEPARATORS};
@@ -117,6 +118,8 @@ pub struct Filter {
     /// The DFA itself rather than an `AhoCorasick` wrapping it: searches are then compiled for
     /// it (no dynamic dispatch per search, which matters for short strings).
     encoder: DFA,
+    /// The encoder's unanchored start state, where every search of the encoder begins.
+    start: StateID,
     /// The pattern id of the token prefix in `encoder`; every other pattern is a term.
     prefix_id: PatternID,
     /// Byte length of the longest pattern: how far the pre-scan widens its windows.
@@ -142,8 +145,13 @@ impl Filter {
             .ascii_case_insensitive(true)
             .build(&patterns)
             .expect("the fixed term patterns always compile");
+        // The builder's default start kind is unanchored, so this start state exists.
+        let start = encoder
+            .start_state(Anchored::No)
+            .expect("the encoder supports unanchored searches");
         Filter {
             encoder,
+            start,
             prefix_id: PatternID::must(prefix_index),
             widen,
         }

@@ -190,7 +190,7 @@ fn scan_chunks<const W: usize>(
 /// Copies `src` (shorter than `W`) to the start of `dst` with two overlapping fixed-size
 /// copies instead of a `memcpy` call: most strings of a JSON value are this short.
 #[inline(always)]
-fn copy_short<const W: usize>(dst: &mut [u8; W], src: &[u8]) {
+pub(crate) fn copy_short<const W: usize>(dst: &mut [u8; W], src: &[u8]) {
     let n = src.len();
     debug_assert!(n < W);
     if n >= 32 {

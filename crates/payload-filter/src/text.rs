@@ -6,7 +6,7 @@ use std::sync::LazyLock;
 use memchr::memmem;
 
 use aho_corasick::automaton::{Automaton, FindIter};
-use aho_corasick::{Input, dfa::DFA};
+use aho_corasick::{Anchored, Input, PatternID, dfa::DFA};
 
 use crate::{Filter, TOKEN_PREFIX, prescan};
 
@@ -43,15 +43,15 @@ impl Filter {
         let mut out: Option<String> = None;
         let mut copied = 0;
         for (s, e) in windows {
-            for m in self.search(text, s, e) {
+            self.each_match(text.as_bytes(), s, e, |start, end| {
                 if n == BATCH {
                     // More matches than fit: write these and size the rest by estimate.
                     write_tokens(&mut out, text, &mut copied, &found, text.len() / 2 + 64);
                     n = 0;
                 }
-                found[n] = (m.start(), m.end());
+                found[n] = (start, end);
                 n += 1;
-            }
+            });
         }
         if out.is_none() && n == 0 {
             return Cow::Borrowed(text);
@@ -60,6 +60,48 @@ impl Filter {
         let mut out = out.expect("written above");
         out.push_str(&text[copied..]);
         Cow::Owned(out)
+    }
+
+    /// Calls `on_match(start, end)` for every match of the encoder in `text[from..to]`, in
+    /// order: the matches [`Filter::search`] finds there, in one loop over the encoder's DFA
+    /// instead of one search call per match (most strings that encode are short and hold a
+    /// term or two, so the per-search setup weighed as much as the bytes).
+    #[inline(always)]
+    fn each_match(
+        &self,
+        text: &[u8],
+        from: usize,
+        to: usize,
+        mut on_match: impl FnMut(usize, usize),
+    ) {
+        let dfa = &self.encoder;
+        let window = &text[from..to];
+        let mut at = 0;
+        while at < window.len() {
+            // A leftmost-longest search from `at`, as `aho-corasick` runs it: the DFA enters a
+            // match state at the last byte of a match, and once it has seen one it goes dead
+            // when no longer match can follow, so the last match seen is the one to report.
+            let mut sid = self.start;
+            let mut last: Option<(PatternID, usize)> = None;
+            for (i, &byte) in window[at..].iter().enumerate() {
+                sid = dfa.next_state(Anchored::No, sid, byte);
+                if dfa.is_special(sid) {
+                    if dfa.is_dead(sid) {
+                        break;
+                    }
+                    if dfa.is_match(sid) {
+                        last = Some((dfa.match_pattern(sid, 0), at + i + 1));
+                    }
+                    // Otherwise a start state, which only a prefilter makes special.
+                }
+            }
+            let Some((pattern, end)) = last else {
+                return;
+            };
+            // Patterns are not empty, so `end` moves on and the loop ends.
+            on_match(from + end - dfa.pattern_len(pattern), from + end);
+            at = end;
+        }
     }
 
     /// The encoder's matches in `text`, searched only inside the pre-scan's windows (see
@@ -203,17 +245,36 @@ const HEX_PAIRS: [[u8; 2]; 256] = {
 };
 
 /// Appends the token of `bytes` to `out`.
+///
+/// The token is spelled in a buffer on the stack and appended in one copy: per hex pair, a
+/// store into the buffer instead of an append with its own capacity check.
 fn push_token(out: &mut String, bytes: &[u8]) {
-    out.reserve(TOKEN_PREFIX.len() + 2 * bytes.len() + TOKEN_END.len());
-    out.push_str(TOKEN_PREFIX);
-    // SAFETY: only ASCII hex digits are appended, so `out` stays valid UTF-8. (Pushing them
-    // as chars, or through `str::from_utf8`, costs a check per byte or per token on the
-    // encoder's hot path.)
-    let vec = unsafe { out.as_mut_vec() };
-    for &b in bytes {
-        vec.extend_from_slice(&HEX_PAIRS[usize::from(b)]);
+    /// Matched bytes spelled per round; every term fits in one.
+    const ROUND: usize = 32;
+    let mut buf = [0u8; TOKEN_PREFIX.len() + 2 * ROUND + TOKEN_END.len()];
+    buf[..TOKEN_PREFIX.len()].copy_from_slice(TOKEN_PREFIX.as_bytes());
+    let mut len = TOKEN_PREFIX.len();
+    let mut rest = bytes;
+    loop {
+        let (now, later) = rest.split_at(rest.len().min(ROUND));
+        for (pair, &b) in buf[len..].chunks_exact_mut(2).zip(now) {
+            pair.copy_from_slice(&HEX_PAIRS[usize::from(b)]);
+        }
+        len += 2 * now.len();
+        if later.is_empty() {
+            buf[len..len + TOKEN_END.len()].copy_from_slice(TOKEN_END.as_bytes());
+            len += TOKEN_END.len();
+        }
+        // SAFETY: `buf[..len]` holds only the ASCII prefix, ASCII hex digits and the ASCII
+        // terminator, so `out` stays valid UTF-8. (`push_str` of the buffer would need a
+        // `str::from_utf8` check per token on the encoder's hot path.)
+        unsafe { out.as_mut_vec() }.extend_from_slice(&buf[..len]);
+        if later.is_empty() {
+            return;
+        }
+        rest = later;
+        len = 0;
     }
-    out.push_str(TOKEN_END);
 }
 
 /// Parses the body and terminator of a token whose prefix ends at `body_start`. Returns the
@@ -282,11 +343,14 @@ mod tests {
         let mut out = String::new();
         push_token(&mut out, "阿里".as_bytes());
         assert_eq!(out, "__mcp_ref_e998bfe9878c__");
-        // Longer than one round of the buffer.
-        let long = "a".repeat(70);
-        out.clear();
-        push_token(&mut out, long.as_bytes());
-        assert_eq!(out, format!("__mcp_ref_{}__", "61".repeat(70)));
+        // One round of the buffer exactly, one byte more, and more than two rounds.
+        for n in [0, 1, 31, 32, 33, 64, 65, 70] {
+            let long = "a".repeat(n);
+            out.clear();
+            out.push_str("before ");
+            push_token(&mut out, long.as_bytes());
+            assert_eq!(out, format!("before __mcp_ref_{}__", "61".repeat(n)));
+        }
     }
 
     #[test]
@@ -302,6 +366,36 @@ mod tests {
             assert!(matches!(whole, Cow::Owned(_)));
             assert_eq!(f.encode_str(&text), whole, "{text}");
             assert_eq!(f.decode_str(&f.encode_str(&text)), text);
+        }
+    }
+
+    #[test]
+    fn each_match_finds_what_the_library_search_finds() {
+        let f = Filter::global();
+        for text in [
+            "",
+            "no terms here",
+            "qwen",
+            "aliyuncs ali-yuncs ALI_YUN alibabacloud Qwenqwen",
+            "dashſcope dingtal\u{212A} 通义千问阿里云 __MCP_REF___mcp_ref_",
+            "xqwenx important group IQ went damodaran",
+        ] {
+            for (from, to) in [
+                (0, text.len()),
+                (1.min(text.len()), text.len()),
+                (0, text.len() / 2),
+            ] {
+                if !text.is_char_boundary(to) {
+                    continue;
+                }
+                let mut ours = Vec::new();
+                f.each_match(text.as_bytes(), from, to, |s, e| ours.push((s, e)));
+                let theirs: Vec<_> = f
+                    .search(text, from, to)
+                    .map(|m| (m.start(), m.end()))
+                    .collect();
+                assert_eq!(ours, theirs, "{text:?} {from}..{to}");
+            }
         }
     }
 
