@@ -157,7 +157,9 @@ pub fn process(capture: &Screenshot, opts: &ScreenshotOptions) -> Result<Process
     let from = source.from;
     let (bytes, mime_type) = match opts.format {
         OutputFormat::Jpeg { quality } => (
-            jpeg::encode(tw, th, quality, |sink| source.bands(sink))?,
+            jpeg::encode(tw, th, quality, jpeg::Tables::Fitted, |sink| {
+                source.bands(sink)
+            })?,
             "image/jpeg",
         ),
         OutputFormat::Png => {

@@ -9,15 +9,29 @@
 //! predictors, which is what a fresh encoder starts from, so the file is byte for byte
 //! what `jpeg-encoder` writes for the whole image with that restart interval (tested).
 //!
-//! The Huffman tables are the standard ones: one scan has one set of tables, and tables
-//! fitted to each band would differ. That costs about 8% in bytes against fitted tables
-//! and saves their second pass (docs/performance.md).
+//! A scan has one set of Huffman tables, and `jpeg-encoder` fits tables only to a whole
+//! image, so the bands are encoded with the standard tables and then written again with
+//! tables fitted to all of them ([`huffman`]): what a whole-image encode with fitted
+//! tables would weigh, without its pass over the whole image.
 
 use std::borrow::Cow;
 use std::sync::{Mutex, mpsc};
 use std::thread;
 
 use crate::error::{DeviceError, Result};
+
+mod huffman;
+
+/// Which Huffman tables the file is written with.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Tables {
+    /// The standard tables of T.81 Annex K.3, as the bands were encoded: the file is then
+    /// `jpeg-encoder`'s own, which is what the tests compare against.
+    #[cfg_attr(not(test), allow(dead_code))]
+    Standard,
+    /// Tables fitted to the image's symbols.
+    Fitted,
+}
 
 /// Rows per band: four 4:2:0 MCU rows. Smaller bands let the encode follow the scaling
 /// more closely; each band costs one small encoder set-up and a 2-byte marker.
@@ -36,6 +50,7 @@ pub(crate) fn encode<'a>(
     width: u32,
     height: u32,
     quality: u8,
+    tables: Tables,
     produce: impl FnOnce(&mut dyn FnMut(Cow<'a, [u8]>)) -> Result<()>,
 ) -> Result<Vec<u8>> {
     let (Ok(w16), Ok(h16)) = (u16::try_from(width), u16::try_from(height)) else {
@@ -62,7 +77,7 @@ pub(crate) fn encode<'a>(
             let Ok((index, rows)) = next else {
                 return Ok(done);
             };
-            done.push((index, Band::encode(&rows, w16, quality)?));
+            done.push((index, Band::encode(&rows, w16, quality, tables)?));
         }
     };
     let mut count = 0;
@@ -93,7 +108,12 @@ pub(crate) fn encode<'a>(
     let mut bands = mine?;
     bands.extend(theirs?);
     bands.sort_unstable_by_key(|(index, _)| *index);
-    assemble(bands.into_iter().map(|(_, band)| band).collect(), w16, h16)
+    assemble(
+        bands.into_iter().map(|(_, band)| band).collect(),
+        w16,
+        h16,
+        tables,
+    )
 }
 
 /// One band encoded as a small JPEG of its own, and where its parts are.
@@ -105,10 +125,12 @@ struct Band {
     sof: usize,
     sos: usize,
     data: usize,
+    /// The scan's layout and its symbols, read back when the tables are to be fitted.
+    symbols: Option<(huffman::Layout, Vec<huffman::Symbol>)>,
 }
 
 impl Band {
-    fn encode(rows: &[u8], width: u16, quality: u8) -> Result<Band> {
+    fn encode(rows: &[u8], width: u16, quality: u8, tables: Tables) -> Result<Band> {
         let row_len = usize::from(width) * 3;
         let n = rows.len() / row_len;
         if n == 0 || !rows.len().is_multiple_of(row_len) || n > BAND_ROWS {
@@ -124,12 +146,22 @@ impl Band {
             .map_err(|e| DeviceError::backend(format!("JPEG encoding failed: {e}")))?;
         let (sof, sos, data) = locate(&bytes)
             .ok_or_else(|| DeviceError::backend("the JPEG encoder wrote an unexpected layout"))?;
+        let symbols = match tables {
+            Tables::Standard => None,
+            Tables::Fitted => {
+                let layout = huffman::Layout::parse(&bytes[..data])?;
+                let mut symbols = Vec::with_capacity(bytes.len() * 2);
+                layout.read_symbols(&bytes[data..bytes.len() - 2], n, &mut symbols)?;
+                Some((layout, symbols))
+            }
+        };
         Ok(Band {
             bytes,
             rows: n,
             sof,
             sos,
             data,
+            symbols,
         })
     }
 
@@ -163,7 +195,9 @@ fn locate(bytes: &[u8]) -> Option<(usize, usize, usize)> {
 
 /// Joins the bands under the first band's header: its `SOF0` height becomes the
 /// image's, a `DRI` segment goes before `SOS`, and `RST0`…`RST7` (cycling) between bands.
-fn assemble(bands: Vec<Band>, width: u16, height: u16) -> Result<Vec<u8>> {
+/// With fitted tables, one `DHT` segment of them replaces the standard ones and every
+/// band's symbols are written again.
+fn assemble(bands: Vec<Band>, width: u16, height: u16, tables: Tables) -> Result<Vec<u8>> {
     let rows: usize = bands.iter().map(|b| b.rows).sum();
     let uneven = bands
         .iter()
@@ -178,11 +212,41 @@ fn assemble(bands: Vec<Band>, width: u16, height: u16) -> Result<Vec<u8>> {
             "the JPEG bands hold {rows} rows of a {width}x{height} image"
         )));
     };
+    let fitted = match tables {
+        Tables::Standard => None,
+        Tables::Fitted => {
+            let mut lists = Vec::with_capacity(bands.len());
+            for band in &bands {
+                let Some((_, symbols)) = &band.symbols else {
+                    return Err(DeviceError::backend("a JPEG band was not read back"));
+                };
+                lists.push(symbols.as_slice());
+            }
+            let Some((layout, _)) = &first.symbols else {
+                return Err(DeviceError::backend("a JPEG band was not read back"));
+            };
+            Some(huffman::fit(&lists, &layout.tables))
+        }
+    };
     let size = first.data + bands.iter().map(|b| b.data().len() + 2).sum::<usize>() + 6;
     let mut out = Vec::with_capacity(size);
-    out.extend_from_slice(&first.bytes[..first.sos]);
-    let h = height.to_be_bytes();
-    out[first.sof + 5..first.sof + 7].copy_from_slice(&h);
+    out.extend_from_slice(&first.bytes[..2]);
+    let mut i = 2;
+    while i < first.sos {
+        let len = usize::from(u16::from_be_bytes([first.bytes[i + 2], first.bytes[i + 3]]));
+        let segment = &first.bytes[i..i + 2 + len];
+        if !(fitted.is_some() && segment[1] == 0xC4) {
+            let at = out.len();
+            out.extend_from_slice(segment);
+            if i == first.sof {
+                out[at + 5..at + 7].copy_from_slice(&height.to_be_bytes());
+            }
+        }
+        i += 2 + len;
+    }
+    if let Some(fitted) = &fitted {
+        out.extend_from_slice(&huffman::dht_segment(fitted));
+    }
     if bands.len() > 1 {
         // MCUs per band: 16×16-pixel MCUs across, BAND_ROWS / 16 of them down.
         let interval = (usize::from(width).div_ceil(MCU_ROWS) * (BAND_ROWS / MCU_ROWS)) as u16;
@@ -194,7 +258,12 @@ fn assemble(bands: Vec<Band>, width: u16, height: u16) -> Result<Vec<u8>> {
         if i > 0 {
             out.extend_from_slice(&[0xFF, 0xD0 + ((i - 1) % 8) as u8]);
         }
-        out.extend_from_slice(band.data());
+        match (&fitted, &band.symbols) {
+            (Some(fitted), Some((_, symbols))) => {
+                huffman::write_symbols(symbols, fitted, &mut out)?
+            }
+            _ => out.extend_from_slice(band.data()),
+        }
     }
     out.extend_from_slice(&[0xFF, 0xD9]);
     Ok(out)
@@ -229,8 +298,8 @@ mod tests {
         out
     }
 
-    fn banded(rgb: &[u8], w: usize, h: usize, quality: u8) -> Vec<u8> {
-        encode(w as u32, h as u32, quality, |sink| {
+    fn banded(rgb: &[u8], w: usize, h: usize, quality: u8, tables: Tables) -> Vec<u8> {
+        encode(w as u32, h as u32, quality, tables, |sink| {
             for band in rgb.chunks(BAND_ROWS * w * 3) {
                 sink(Cow::Borrowed(band));
             }
@@ -252,7 +321,7 @@ mod tests {
             (1024, 461),
         ] {
             let rgb = image(w, h);
-            let ours = banded(&rgb, w, h, 75);
+            let ours = banded(&rgb, w, h, 75, Tables::Standard);
             let interval = (w.div_ceil(16) * BAND_ROWS / 16) as u16;
             let restart = (h > BAND_ROWS).then_some(interval);
             assert_eq!(
@@ -262,6 +331,61 @@ mod tests {
             );
             let back = image::load_from_memory(&ours).unwrap().to_rgb8();
             assert_eq!(back.dimensions(), (w as u32, h as u32));
+            // Fitted tables change the codes, not the pixels.
+            let fitted = banded(&rgb, w, h, 75, Tables::Fitted);
+            let again = image::load_from_memory(&fitted).unwrap().to_rgb8();
+            assert!(again == back, "{w}x{h}");
+        }
+    }
+
+    /// A flat screen with a few bars of text-like detail, like a phone UI.
+    fn ui(w: usize, h: usize) -> Vec<u8> {
+        (0..w * h * 3)
+            .map(|i| {
+                let (x, y) = ((i / 3) % w, (i / 3) / w);
+                if y % 80 < 20 && x % 9 < 4 && (x / 9 + y) % 3 == 0 {
+                    30
+                } else if y < 60 {
+                    [40u8, 90, 200][i % 3]
+                } else {
+                    250
+                }
+            })
+            .collect()
+    }
+
+    #[test]
+    fn fitted_tables_make_a_smaller_file_than_the_standard_ones() {
+        let (w, h) = (461, 1024);
+        let rgb = ui(w, h);
+        let standard = banded(&rgb, w, h, 75, Tables::Standard);
+        let fitted = banded(&rgb, w, h, 75, Tables::Fitted);
+        assert!(
+            fitted.len() * 20 < standard.len() * 19,
+            "{} vs {}",
+            fitted.len(),
+            standard.len()
+        );
+        // One DHT segment of four tables, the restart interval, one scan.
+        let count = |m: u8| fitted.windows(2).filter(|p| *p == [0xFF, m]).count();
+        assert_eq!((count(0xC4), count(0xDD), count(0xDA)), (1, 1, 1));
+        let decoded = |b: &[u8]| image::load_from_memory(b).unwrap().to_rgb8();
+        assert!(decoded(&fitted) == decoded(&standard));
+    }
+
+    #[test]
+    fn symbols_written_again_with_the_same_tables_are_the_same_bytes() {
+        for (w, h) in [(461, 64), (17, 13), (100, 64)] {
+            for rgb in [image(w, h), ui(w, h)] {
+                let band = Band::encode(&rgb, w as u16, 75, Tables::Fitted).unwrap();
+                let (layout, symbols) = band.symbols.as_ref().unwrap();
+                let mut again = Vec::new();
+                huffman::write_symbols(symbols, &layout.tables, &mut again).unwrap();
+                assert!(again == band.data(), "{w}x{h}");
+                // A cut scan is an error, not a short image.
+                let cut = &band.data()[..band.data().len() / 2];
+                assert!(layout.read_symbols(cut, h, &mut Vec::new()).is_err());
+            }
         }
     }
 
@@ -269,7 +393,7 @@ mod tests {
     fn decodes_to_the_same_pixels_as_one_plain_encode() {
         let (w, h) = (200, 300);
         let rgb = image(w, h);
-        let ours = image::load_from_memory(&banded(&rgb, w, h, 80)).unwrap();
+        let ours = image::load_from_memory(&banded(&rgb, w, h, 80, Tables::Fitted)).unwrap();
         let plain = image::load_from_memory(&whole(&rgb, w as u16, h as u16, 80, None)).unwrap();
         assert_eq!(ours.to_rgb8(), plain.to_rgb8());
     }
@@ -278,7 +402,7 @@ mod tests {
     fn bands_of_the_wrong_size_and_producer_errors_are_reported() {
         let rgb = image(40, 200);
         // A middle band that is not BAND_ROWS rows.
-        let e = encode(40, 200, 75, |sink| {
+        let e = encode(40, 200, 75, Tables::Fitted, |sink| {
             sink(Cow::Borrowed(&rgb[..48 * 40 * 3]));
             sink(Cow::Borrowed(&rgb[48 * 40 * 3..]));
             Ok(())
@@ -286,28 +410,28 @@ mod tests {
         .unwrap_err();
         assert!(e.to_string().contains("JPEG band"), "{e}");
         // Too few rows in all.
-        let e = encode(40, 200, 75, |sink| {
+        let e = encode(40, 200, 75, Tables::Fitted, |sink| {
             sink(Cow::Borrowed(&rgb[..64 * 40 * 3]));
             Ok(())
         })
         .unwrap_err();
         assert!(e.to_string().contains("64 rows of a 40x200 image"), "{e}");
         // A band that is not whole rows.
-        let e = encode(40, 200, 75, |sink| {
+        let e = encode(40, 200, 75, Tables::Fitted, |sink| {
             sink(Cow::Borrowed(&rgb[..100]));
             Ok(())
         })
         .unwrap_err();
         assert!(e.to_string().contains("not 1 to 64 rows"), "{e}");
         // The producer's own error wins, after the worker has stopped.
-        let e = encode(40, 200, 75, |sink| {
+        let e = encode(40, 200, 75, Tables::Fitted, |sink| {
             sink(Cow::Borrowed(&rgb[..64 * 40 * 3]));
             Err(DeviceError::backend("the image ended early"))
         })
         .unwrap_err();
         assert!(e.to_string().contains("ended early"), "{e}");
-        assert!(encode(70_000, 10, 75, |_| Ok(())).is_err());
-        assert!(encode(0, 10, 75, |_| Ok(())).is_err());
+        assert!(encode(70_000, 10, 75, Tables::Fitted, |_| Ok(())).is_err());
+        assert!(encode(0, 10, 75, Tables::Fitted, |_| Ok(())).is_err());
     }
 
     #[test]
