@@ -17,7 +17,9 @@
 //! ```
 //!
 //! Crates used: `async-trait` makes the trait object-safe with async methods
-//! (`Arc<dyn Device>`); `image` decodes, scales and encodes screenshots in-process.
+//! (`Arc<dyn Device>`); screenshots are processed in-process: `png` inflates captures row
+//! by row, `jpeg-encoder` encodes 4:2:0 JPEG bands (joined and given fitted Huffman tables
+//! by the private `jpeg` module), and `image` decodes the rarer inputs and writes PNG output.
 
 pub mod device;
 pub mod error;
