@@ -73,11 +73,6 @@ struct Args {
     /// sample count is reported.
     #[arg(long, default_value_t = 30)]
     cell_budget: u64,
-    /// Idle pause before every measured call and floor sample, in milliseconds, so the
-    /// trailing work of the call before (a peer's `adb` processes exiting, its runtime
-    /// collecting garbage) does not land inside the next one. The same for every server.
-    #[arg(long, default_value_t = 5)]
-    settle_ms: u64,
     /// Free text recorded with the results (the command line, the machine).
     #[arg(long, default_value = "")]
     note: String,
@@ -596,8 +591,6 @@ struct Report {
     machine: Value,
     servers: Vec<&'static str>,
     peer_error: Option<String>,
-    /// Idle pause before every measured call and floor sample.
-    settle_ms: u64,
     /// Sampled once per measured round, between the servers' calls.
     adb_floor: Stats,
     /// adb server connections of one floor round trip (adb_client's features query + shell).
@@ -802,16 +795,13 @@ async fn run(args: &Args, work: &Path, phone: &PhoneHandle, adb: &PrivateAdbServ
                 budget_exhausted = true;
                 break 'tools;
             }
-            let settle = Duration::from_millis(args.settle_ms);
             if round >= args.warmup {
-                tokio::time::sleep(settle).await;
                 let (addr, serial) = (adb.socket_addr(), dev.clone());
                 if let Ok(Ok(st)) =
                     tokio::task::spawn_blocking(move || adb_floor(addr, &serial, 1, 0)).await
                 {
                     adb_samples.push(Duration::from_secs_f64(st.median_ms / 1e3));
                 }
-                tokio::time::sleep(settle).await;
                 nd_round_samples.push(call(&running[0], nd_name, &nd_args, timeout).await.elapsed);
             }
             // Rotate who goes first; ours and ours+filter come back `ours_repeat` times.
@@ -834,9 +824,6 @@ async fn run(args: &Args, work: &Path, phone: &PhoneHandle, adb: &PrivateAdbServ
                 let cell = cells.entry((kind, ti)).or_default();
                 if cell.skipped {
                     continue;
-                }
-                if round >= args.warmup {
-                    tokio::time::sleep(settle).await;
                 }
                 let before = phone.commands().len();
                 let o = call(r, tool.name, &a, timeout).await;
@@ -967,7 +954,6 @@ async fn run(args: &Args, work: &Path, phone: &PhoneHandle, adb: &PrivateAdbServ
         tool_rows.push(Value::Object(row));
     }
     let report = Report {
-        settle_ms: args.settle_ms,
         date_utc: date_utc(),
         note: args.note.clone(),
         machine: machine(),
@@ -1090,10 +1076,7 @@ fn markdown(r: &Report) -> String {
         fmt_ms(r.client_floor.as_ref().map(|c| c.median_ms)),
         r.floor_connections,
     ));
-    s.push_str(&format!(
-        "Latency in ms, median (min–max) over the measured calls, each (and each floor sample) after an idle pause of {} ms; ratios are of medians (ours ÷ other; lower is better for ours).\n\n",
-        r.settle_ms
-    ));
+    s.push_str("Latency in ms, median (min–max) over the measured calls; ratios are of medians (ours ÷ other; lower is better for ours).\n\n");
     if has_peer {
         s.push_str("| tool | ours | peer legacy | peer default | ours/legacy | ours/default | device RTs ours/legacy/default | adb conns ours | floor | ours/floor | ours+filter | filter/ours | response bytes ours/legacy/default |\n");
         s.push_str("|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
