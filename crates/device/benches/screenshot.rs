@@ -138,10 +138,31 @@ fn bench(c: &mut Criterion) {
             "jpeg-encoder 4:2:0 q75 {name} Huffman tables: {} bytes",
             encode().len()
         );
-        g.bench_function(format!("jpeg_encoder_420_q75_{name}_461x1024"), |b| {
-            b.iter(encode)
-        });
+        g.bench_function(
+            format!("jpeg_encoder_whole_one_thread_{name}_461x1024"),
+            |b| b.iter(encode),
+        );
     }
+    // What we ship: the same scaled image through `process` (a frame that arrives already
+    // scaled is only encoded), i.e. 64-row bands on two threads, written again with fitted
+    // Huffman tables.
+    let scaled = Screenshot {
+        format: CaptureFormat::ScaledRgb8 {
+            width: 461,
+            height: 1024,
+            source_width: 1080,
+            source_height: 2400,
+        },
+        bytes: ours.clone(),
+    };
+    let opts = ScreenshotOptions::default();
+    eprintln!(
+        "banded JPEG, fitted tables: {} bytes",
+        process(&scaled, &opts).expect("process").bytes.len()
+    );
+    g.bench_function("banded_jpeg_two_threads_fitted_461x1024", |b| {
+        b.iter(|| process(black_box(&scaled), &opts).expect("process"))
+    });
     let small = decoded.thumbnail_exact(461, 1024).to_rgb8();
     g.throughput(Throughput::Bytes(small.as_raw().len() as u64));
     g.bench_function("jpeg_q75_461x1024", |b| {
