@@ -52,13 +52,12 @@ impl Direction for Encode {
         let Some(slot) = CleanKeys::slot(key) else {
             return filter.encode_str(key);
         };
-        let i = CleanKeys::index(&slot);
-        if memo.slots[i] == slot {
+        if memo.contains(&slot) {
             return Cow::Borrowed(key);
         }
         let encoded = filter.encode_str(key);
         if matches!(encoded, Cow::Borrowed(_)) {
-            memo.slots[i] = slot;
+            memo.remember(slot);
         }
         encoded
     }
@@ -92,24 +91,28 @@ impl Direction for Decode {
 /// of an array repeats are tested once rather than once per element (the pre-scan of a short
 /// string costs about as much as the rest of its walk).
 ///
-/// A direct-mapped table of [`KEY_SLOTS`] slots. A slot holds a key of fewer than [`KEY_SLOT`]
-/// bytes, zero-padded, with its length in the last byte, so one fixed-size comparison tells
-/// whether a key is the one a slot remembers. Whether a key encodes depends on its bytes alone,
-/// so a remembered key is clean wherever it recurs. An all-zero slot spells the empty key,
-/// which is clean too, so the table starts out valid.
+/// A two-way set-associative table of [`KEY_SETS`] sets. A slot holds a key of fewer than
+/// [`KEY_SLOT`] bytes, zero-padded, with its length in the last byte, so one fixed-size
+/// comparison tells whether a key is the one a slot remembers. Whether a key encodes depends on
+/// its bytes alone, so a remembered key is clean wherever it recurs. An all-zero slot spells the
+/// empty key, which is clean too, so the table starts out valid.
+///
+/// Two ways rather than one slot per hash: an array element's dozen keys often hash two to a
+/// set (the benchmark's `type` and `height` do), and a direct-mapped table then evicted one with
+/// the other on every element, so both were scanned every time.
 struct CleanKeys {
-    slots: [[u8; KEY_SLOT]; KEY_SLOTS],
+    sets: [[[u8; KEY_SLOT]; 2]; KEY_SETS],
 }
 
 /// Bytes per slot: keys up to one less are remembered.
 const KEY_SLOT: usize = 32;
-/// Slots in the table (a power of two).
-const KEY_SLOTS: usize = 64;
+/// Sets in the table (a power of two), of two slots each.
+const KEY_SETS: usize = 64;
 
 impl Default for CleanKeys {
     fn default() -> Self {
         CleanKeys {
-            slots: [[0; KEY_SLOT]; KEY_SLOTS],
+            sets: [[[0; KEY_SLOT]; 2]; KEY_SETS],
         }
     }
 }
@@ -128,7 +131,23 @@ impl CleanKeys {
         Some(slot)
     }
 
-    /// The slot index for a slot's contents: a multiplicative hash of all of it.
+    /// Whether the key these slot contents stand for is remembered as clean.
+    #[inline]
+    fn contains(&self, slot: &[u8; KEY_SLOT]) -> bool {
+        let [a, b] = &self.sets[CleanKeys::index(slot)];
+        a == slot || b == slot
+    }
+
+    /// Remembers a clean key in its set: it takes the first way, and the key there moves to
+    /// the second, evicting the one remembered longest ago.
+    #[inline]
+    fn remember(&mut self, slot: [u8; KEY_SLOT]) {
+        let set = &mut self.sets[CleanKeys::index(&slot)];
+        set[1] = set[0];
+        set[0] = slot;
+    }
+
+    /// The set index for a slot's contents: a multiplicative hash of all of it.
     #[inline]
     fn index(slot: &[u8; KEY_SLOT]) -> usize {
         let word = |i: usize| {
@@ -139,7 +158,7 @@ impl CleanKeys {
         let mixed = word(0) ^ word(8).rotate_left(17) ^ word(16).rotate_left(34) ^ word(24);
         let hash = mixed.wrapping_mul(0x9e37_79b9_7f4a_7c15);
         // The top bits of the product depend on every input bit.
-        (hash >> (64 - KEY_SLOTS.trailing_zeros())) as usize
+        (hash >> (64 - KEY_SETS.trailing_zeros())) as usize
     }
 }
 
@@ -402,7 +421,7 @@ mod tests {
             &"y".repeat(KEY_SLOT - 1),
         ] {
             let slot = CleanKeys::slot(key).expect("short");
-            assert!(CleanKeys::index(&slot) < KEY_SLOTS);
+            assert!(CleanKeys::index(&slot) < KEY_SETS);
         }
         // A remembered key is answered from its slot, and only that key is.
         let filter = Filter::new();
@@ -412,7 +431,7 @@ mod tests {
             Cow::Borrowed("label")
         ));
         let slot = CleanKeys::slot("label").expect("short");
-        assert_eq!(memo.slots[CleanKeys::index(&slot)], slot);
+        assert!(memo.contains(&slot));
         assert!(matches!(
             Encode::key(&filter, &mut memo, "label"),
             Cow::Borrowed("label")
@@ -422,11 +441,36 @@ mod tests {
             "__mcp_ref_7177656e__"
         );
         let qwen = CleanKeys::slot("qwen").expect("short");
-        assert_ne!(
-            memo.slots[CleanKeys::index(&qwen)],
-            qwen,
-            "keys with terms are not remembered"
-        );
+        assert!(!memo.contains(&qwen), "keys with terms are not remembered");
+    }
+
+    #[test]
+    fn two_keys_of_one_set_are_both_remembered() {
+        // `type` and `height` share a set (as do `text` and `width`): both stay remembered
+        // while they alternate, and a third key of the set evicts the older of the two.
+        let filter = Filter::new();
+        let slot = |k: &str| CleanKeys::slot(k).expect("short");
+        let (a, b) = (slot("type"), slot("height"));
+        assert_eq!(CleanKeys::index(&a), CleanKeys::index(&b));
+        let third = (0..10_000)
+            .map(|i| format!("k{i}"))
+            .find(|k| CleanKeys::index(&slot(k)) == CleanKeys::index(&a))
+            .expect("some short key shares the set");
+        let mut memo = CleanKeys::default();
+        for _ in 0..3 {
+            for key in ["type", "height"] {
+                assert!(matches!(
+                    Encode::key(&filter, &mut memo, key),
+                    Cow::Borrowed(k) if k == key
+                ));
+            }
+        }
+        assert!(memo.contains(&a) && memo.contains(&b));
+        assert!(matches!(
+            Encode::key(&filter, &mut memo, &third),
+            Cow::Borrowed(_)
+        ));
+        assert!(memo.contains(&slot(&third)) && memo.contains(&b) && !memo.contains(&a));
     }
 
     #[test]

@@ -428,7 +428,18 @@ impl Iterator for Windows<'_> {
     #[inline]
     fn next(&mut self) -> Option<(usize, usize)> {
         let len = self.text.len();
-        while let Some(block) = self.next_hot_block() {
+        loop {
+            if self.pending.is_some_and(|(_, end)| end == len) {
+                // Every later hot block would merge into a window that reaches the end, so
+                // the rest of the text need not be scanned (most strings that encode are short
+                // enough for their first window to cover them whole).
+                self.hot = 0;
+                self.next = len;
+                return self.pending.take();
+            }
+            let Some(block) = self.next_hot_block() else {
+                return self.pending.take();
+            };
             let (s, e) = (
                 block.saturating_sub(self.widen),
                 ((block + BLOCK).min(len) + self.widen).min(len),
@@ -439,7 +450,6 @@ impl Iterator for Windows<'_> {
                 None => self.pending = Some((s, e)),
             }
         }
-        self.pending.take()
     }
 }
 
@@ -658,6 +668,20 @@ mod tests {
                 })
                 .collect();
             check_every_scanner(&text);
+        }
+    }
+
+    #[test]
+    fn a_window_that_reaches_the_end_ends_the_scan() {
+        // Hot blocks in every chunk of a short text: the first window covers it all, and the
+        // iterator stops there rather than scanning on and merging the rest into it.
+        for scanner in Scanner::available() {
+            let text = b"qwen............qwen............qwen..qwen";
+            let mut w = Windows::start(text, 20, scanner).expect("hot");
+            assert_eq!(w.next(), Some((0, text.len())), "{scanner:?}");
+            assert_eq!((w.hot, w.next), (0, text.len()), "{scanner:?}");
+            assert_eq!(w.next(), None, "{scanner:?}");
+            assert_eq!(w.next(), None, "{scanner:?}");
         }
     }
 
