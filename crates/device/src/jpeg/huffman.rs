@@ -57,10 +57,7 @@ impl Layout {
         let mut tables: [Option<Table>; SLOTS] = Default::default();
         let mut frame: Vec<(u8, usize, usize)> = Vec::new();
         let mut width = 0;
-        let mut i = 2;
-        while let Some(&[0xFF, marker, hi, lo]) = header.get(i..i + 4) {
-            let end = i + 2 + usize::from(u16::from_be_bytes([hi, lo]));
-            let body = header.get(i + 4..end).ok_or_else(|| bad("a cut segment"))?;
+        for (_, marker, body) in super::segments(header) {
             match marker {
                 0xC4 => {
                     let mut rest = body;
@@ -129,7 +126,6 @@ impl Layout {
                 }
                 _ => {}
             }
-            i = end;
         }
         Err(bad("a header without a scan"))
     }

@@ -174,23 +174,43 @@ impl Band {
 /// Finds the `SOF0` and `SOS` markers of a baseline JPEG and the start of its scan data;
 /// `None` unless the file starts with `SOI`, ends with `EOI`, and has both markers.
 fn locate(bytes: &[u8]) -> Option<(usize, usize, usize)> {
-    if !bytes.starts_with(&[0xFF, 0xD8]) || !bytes.ends_with(&[0xFF, 0xD9]) {
+    if !bytes.ends_with(&[0xFF, 0xD9]) {
         return None;
     }
-    let mut i = 2;
     let mut sof = None;
-    loop {
-        let &[0xFF, marker, hi, lo] = bytes.get(i..i + 4)? else {
-            return None;
-        };
-        let end = i + 2 + usize::from(u16::from_be_bytes([hi, lo]));
+    for (at, marker, body) in segments(bytes) {
         match marker {
-            0xC0 => sof = Some(i),
-            0xDA => return (end <= bytes.len() - 2).then_some((sof?, i, end)),
+            0xC0 => sof = Some(at),
+            0xDA => {
+                let end = at + 4 + body.len();
+                return (end <= bytes.len() - 2).then_some((sof?, at, end));
+            }
             _ => {}
         }
-        i = end;
     }
+    None
+}
+
+/// The marker segments of a JPEG header, from after `SOI` up to and including `SOS`: each
+/// one's offset, marker and body (what follows its length). Ends early at anything that
+/// is not a whole segment, or when the file does not start with `SOI`.
+pub(super) fn segments(bytes: &[u8]) -> impl Iterator<Item = (usize, u8, &[u8])> {
+    let mut at = if bytes.starts_with(&[0xFF, 0xD8]) {
+        2
+    } else {
+        usize::MAX
+    };
+    std::iter::from_fn(move || {
+        let &[0xFF, marker, hi, lo] = bytes.get(at..at.checked_add(4)?)? else {
+            return None;
+        };
+        let end = at + 2 + usize::from(u16::from_be_bytes([hi, lo]));
+        let body = bytes.get(at + 4..end)?;
+        let here = at;
+        // Scan data follows `SOS`: nothing after it is a segment.
+        at = if marker == 0xDA { usize::MAX } else { end };
+        Some((here, marker, body))
+    })
 }
 
 /// Joins the bands under the first band's header: its `SOF0` height becomes the
@@ -231,18 +251,14 @@ fn assemble(bands: Vec<Band>, width: u16, height: u16, tables: Tables) -> Result
     let size = first.data + bands.iter().map(|b| b.data().len() + 2).sum::<usize>() + 6;
     let mut out = Vec::with_capacity(size);
     out.extend_from_slice(&first.bytes[..2]);
-    let mut i = 2;
-    while i < first.sos {
-        let len = usize::from(u16::from_be_bytes([first.bytes[i + 2], first.bytes[i + 3]]));
-        let segment = &first.bytes[i..i + 2 + len];
-        if !(fitted.is_some() && segment[1] == 0xC4) {
-            let at = out.len();
-            out.extend_from_slice(segment);
-            if i == first.sof {
-                out[at + 5..at + 7].copy_from_slice(&height.to_be_bytes());
+    for (at, marker, body) in segments(&first.bytes).take_while(|s| s.0 < first.sos) {
+        if !(fitted.is_some() && marker == 0xC4) {
+            let start = out.len();
+            out.extend_from_slice(&first.bytes[at..at + 4 + body.len()]);
+            if at == first.sof {
+                out[start + 5..start + 7].copy_from_slice(&height.to_be_bytes());
             }
         }
-        i += 2 + len;
     }
     if let Some(fitted) = &fitted {
         out.extend_from_slice(&huffman::dht_segment(fitted));
