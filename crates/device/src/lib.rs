@@ -19,7 +19,10 @@
 //! Crates used: `async-trait` makes the trait object-safe with async methods
 //! (`Arc<dyn Device>`); screenshots are processed in-process: `png` inflates captures row
 //! by row, `jpeg-encoder` encodes 4:2:0 JPEG bands (joined and given fitted Huffman tables
-//! by the private `jpeg` module), and `image` decodes the rarer inputs and writes PNG output.
+//! by the private `jpeg` module) on the calling thread and one worker of `rayon-core`'s
+//! global pool (a persistent thread with a scoped, borrow-checked API: bands borrow the
+//! capture, and spawning a thread per screenshot cost ~65 µs twice), and `image` decodes
+//! the rarer inputs and writes PNG output.
 
 pub mod device;
 pub mod error;

@@ -146,7 +146,7 @@ pub fn target_size(w: u32, h: u32, opts: &ScreenshotOptions) -> (u32, u32) {
 /// grey, 16-bit or interlaced PNG) are decoded whole by `image` first. A frame already
 /// scaled to the asked size ([`StreamScaler`]) is only encoded.
 ///
-/// The scaled rows leave the downscaler in bands of 64 rows. A JPEG is encoded band by
+/// The scaled rows leave the downscaler in bands of [`jpeg::BAND_ROWS`] rows. A JPEG is encoded band by
 /// band on two threads while the later rows are still being inflated and scaled
 /// ([`crate::jpeg`]); a PNG is encoded whole once every band has arrived. The server
 /// calls this from tokio's blocking pool.
@@ -456,8 +456,9 @@ struct AreaDownscaler {
     y_end: usize,
 }
 
-/// The largest block, in source pixels, whose channel sums fit 16 bits: 257 × 255 < 2¹⁶.
-const NARROW_BLOCK: usize = 257;
+/// The largest block, in source pixels, whose channel sums plus half the block fit 16
+/// bits: 256 × 255 + 128 < 2¹⁶.
+const NARROW_BLOCK: usize = 256;
 
 /// Per-column sums of the source rows of one target row.
 #[derive(Debug)]
@@ -467,6 +468,9 @@ enum ColumnSums {
     Narrow {
         sums: Vec<u16>,
         totals: Vec<u64>,
+        /// Per target column, how to take its means ([`BlockMean`]) when the target row
+        /// sums `sh / th` source rows (`[0]`) or one more (`[1]`): the only two heights.
+        means: [Vec<BlockMean>; 2],
     },
     Wide(Vec<u32>),
 }
@@ -534,6 +538,13 @@ impl AreaDownscaler {
                 ColumnSums::Narrow {
                     sums: vec![0; len],
                     totals: vec![0; self.sw + 1],
+                    means: [0, 1].map(|more| {
+                        let rows = self.sh / self.th + more;
+                        self.xs
+                            .windows(2)
+                            .map(|x| BlockMean::new(rows * (x[1] - x[0])))
+                            .collect()
+                    }),
                 }
             } else {
                 ColumnSums::Wide(vec![0; len])
@@ -554,8 +565,13 @@ impl AreaDownscaler {
             self.out.resize(start + self.tw * 3, 0);
             let out = &mut self.out[start..];
             match &mut self.sums {
-                ColumnSums::Narrow { sums, totals } => {
-                    fold_row_narrow::<BPP>(sums, totals, &self.xs, rows, &self.recip, out)
+                ColumnSums::Narrow {
+                    sums,
+                    totals,
+                    means,
+                } => {
+                    let means = &means[usize::from(rows > self.sh / self.th)];
+                    fold_row_narrow::<BPP>(sums, totals, &self.xs, means, out)
                 }
                 ColumnSums::Wide(sums) => fold_row::<BPP>(sums, &self.xs, rows, &self.recip, out),
             }
@@ -610,8 +626,7 @@ fn fold_row_narrow<const BPP: usize>(
     sums: &[u16],
     totals: &mut [u64],
     xs: &[usize],
-    rows: usize,
-    recip: &[u64],
+    means: &[BlockMean],
     out: &mut [u8],
 ) {
     let (pixels, _) = sums.as_chunks::<BPP>();
@@ -628,11 +643,31 @@ fn fold_row_narrow<const BPP: usize>(
         *t = total;
     }
     let (out, _) = out.as_chunks_mut::<3>();
-    for (x, px) in xs.windows(2).zip(out) {
-        let block = totals[x[1]].wrapping_sub(totals[x[0]]);
-        let n = (rows * (x[1] - x[0])) as u64;
+    for ((x, px), m) in xs.windows(2).zip(out).zip(means) {
+        // Adding half the block in every lane at once: no lane reaches 2¹⁶ (NARROW_BLOCK).
+        let block = totals[x[1]]
+            .wrapping_sub(totals[x[0]])
+            .wrapping_add(m.halves);
         for (c, o) in px.iter_mut().enumerate() {
-            *o = mean((block >> (16 * c)) & 0xFFFF, n, recip);
+            *o = ((((block >> (16 * c)) & 0xFFFF) * m.recip) >> 40) as u8;
+        }
+    }
+}
+
+/// How to take the means of a block of `n` pixels: `(v + n/2) · recip >> 40` is `v / n`
+/// rounded to nearest, as in [`mean`], with `n/2` in the three colour lanes of `halves`.
+#[derive(Debug, Clone, Copy)]
+struct BlockMean {
+    halves: u64,
+    recip: u64,
+}
+
+impl BlockMean {
+    fn new(n: usize) -> Self {
+        let (n, half) = (n as u64, n as u64 / 2);
+        BlockMean {
+            halves: half | half << 16 | half << 32,
+            recip: (1 << 40) / n.max(1) + 1,
         }
     }
 }
@@ -778,6 +813,28 @@ mod tests {
                 "{sw}x{sh} -> {tw}x{th}"
             );
         }
+        // The largest sums, at the edge of the narrow blocks (256 pixels) and past it:
+        // half a block added to a white block must not carry into the next channel.
+        for (sw, sh, tw, th) in [
+            (16, 16, 1, 1),
+            (32, 32, 2, 2),
+            (257, 1, 1, 1),
+            (17, 16, 1, 1),
+        ] {
+            let white = vec![255u8; sw * sh * 4];
+            let out =
+                downscale_rgba_to_rgb(&white, sw as u32, sh as u32, tw as u32, th as u32).unwrap();
+            assert!(
+                out.as_raw().iter().all(|&b| b == 255),
+                "{sw}x{sh} -> {tw}x{th}"
+            );
+            let odd: Vec<u8> = (0..sw * sh * 4)
+                .map(|i| if i % 7 == 0 { 254 } else { 255 })
+                .collect();
+            let out =
+                downscale_rgba_to_rgb(&odd, sw as u32, sh as u32, tw as u32, th as u32).unwrap();
+            assert_eq!(out.as_raw(), &reference_area_mean(&odd, sw, sh, tw, th));
+        }
     }
 
     #[test]
@@ -888,9 +945,14 @@ mod tests {
             source
                 .bands(&mut |band| bands.push(band.into_owned()))
                 .unwrap();
-            // Bands of 64 rows, the last one shorter; together, the one-scaler image.
+            // Whole bands (1024 rows divide evenly); together, the one-scaler image.
             let sizes: Vec<usize> = bands.iter().map(|b| b.len() / (461 * 3)).collect();
-            assert_eq!(sizes, [vec![64; 16]].concat(), "{:?}", capture.format);
+            assert_eq!(
+                sizes,
+                vec![jpeg::BAND_ROWS; 1024 / jpeg::BAND_ROWS],
+                "{:?}",
+                capture.format
+            );
             assert!(bands.concat() == *one.as_raw());
         }
         // The JPEG decodes to the pixels of the scaled image encoded whole (restart

@@ -222,17 +222,30 @@ impl MobileServer {
         device: &Arc<dyn Device>,
         opts: ScreenshotOptions,
     ) -> Result<(ProcessedScreenshot, (u32, u32)), Failure> {
+        let started = std::time::Instant::now();
         let shot = self
             .run(ctx, "taking a screenshot", device.screenshot(&opts))
             .await?;
+        let captured = started.elapsed();
         let processed = tokio::task::spawn_blocking(move || {
+            let began = std::time::Instant::now();
             let processed = screenshot::process(&shot, &opts);
+            let took = began.elapsed();
             drop(shot);
             crate::memory::release_freed();
-            processed
+            (processed, took, began.elapsed())
         })
         .await
-        .map_err(|e| Failure(format!("the screenshot worker failed: {e}")))??;
+        .map_err(|e| Failure(format!("the screenshot worker failed: {e}")))?;
+        let (processed, took, with_trim) = processed;
+        tracing::debug!(
+            capture_ms = format!("{:.2}", captured.as_secs_f64() * 1e3),
+            process_ms = format!("{:.2}", took.as_secs_f64() * 1e3),
+            trim_ms = format!("{:.2}", (with_trim - took).as_secs_f64() * 1e3),
+            total_ms = format!("{:.2}", started.elapsed().as_secs_f64() * 1e3),
+            "screenshot stages"
+        );
+        let processed = processed?;
         // Android taps in pixels, so the screen is the capture; iOS taps in points.
         let screen = match device.platform() {
             Platform::Android => (processed.source_width, processed.source_height),
