@@ -7,8 +7,14 @@
 //! (which caches its PNG) favours PNG by 50×. So the choice is measured per device: the first
 //! capture uses the likely winner (guessed from the link, `device::prefers_png`), the
 //! second tries the other route, then every capture takes the faster by a moving average of
-//! its wall time, re-trying the slower one every [`REPROBE_EVERY`] captures so a change (a
-//! busier phone, another screen) is noticed. Each capture is still one device round trip.
+//! its wall time, re-trying the slower one now and then so a change (a busier phone,
+//! another screen) is noticed. How often depends on what a re-try costs: every
+//! [`REPROBE_EVERY`] captures when the routes are close, but when the slower one costs
+//! many times the faster (48 ms against 0.6 ms on the virtual phone) only as often as
+//! keeps its average cost per capture at [`REPROBE_SHARE`] of the faster route's time,
+//! and at least every [`REPROBE_AT_MOST`] captures. Re-trying every 16 captures there
+//! cost 3 ms per screenshot on average, five times the capture itself. Each capture is
+//! still one device round trip.
 //!
 //! The host's decode afterwards is left out of the comparison: both routes then feed the same
 //! row-by-row downscaler, and inflating a 100 KB PNG costs a few milliseconds here, small
@@ -42,8 +48,15 @@ impl Route {
     }
 }
 
-/// Captures between two tries of the slower route.
+/// Captures between two tries of the slower route, at the most often.
 pub(crate) const REPROBE_EVERY: u64 = 16;
+
+/// Captures between two tries of the slower route, at the least often.
+pub(crate) const REPROBE_AT_MOST: u64 = 256;
+
+/// The share of the faster route's time that re-trying the slower one may add per
+/// capture on average (between [`REPROBE_EVERY`] and [`REPROBE_AT_MOST`] captures).
+pub(crate) const REPROBE_SHARE: f64 = 0.05;
 
 /// Weight of a new sample in the moving average (1/4: two slow outliers don't flip it).
 const NEW_SAMPLE_WEIGHT: f64 = 0.25;
@@ -60,6 +73,8 @@ struct State {
     /// Moving average of the capture time per route, in seconds; `None` before a sample.
     cost: [Option<f64>; 2],
     captures: u64,
+    /// The capture that last tried the slower route.
+    probed: u64,
 }
 
 impl RouteChooser {
@@ -69,6 +84,7 @@ impl RouteChooser {
                 first,
                 cost: [None, None],
                 captures: 0,
+                probed: 0,
             }),
         }
     }
@@ -82,14 +98,20 @@ impl RouteChooser {
             (None, _) => first,
             (Some(_), None) => second,
             (Some(a), Some(b)) => {
-                let (fast, slow) = if a <= b {
-                    (first, second)
+                let (fast, slow, gap) = if a <= b {
+                    (first, second, b - a)
                 } else {
-                    (second, first)
+                    (second, first, a - b)
                 };
                 // A route that failed (infinite cost) is not tried again.
-                let slow_usable = s.cost[slow.index()].is_some_and(f64::is_finite);
-                if slow_usable && s.captures.is_multiple_of(REPROBE_EVERY) {
+                if !gap.is_finite() {
+                    return fast;
+                }
+                let every = (gap / (REPROBE_SHARE * a.min(b)))
+                    .clamp(REPROBE_EVERY as f64, REPROBE_AT_MOST as f64)
+                    as u64;
+                if s.captures - s.probed >= every {
+                    s.probed = s.captures;
                     slow
                 } else {
                     fast
@@ -125,24 +147,33 @@ mod tests {
         Duration::from_millis(n)
     }
 
-    #[test]
-    fn tries_both_then_keeps_the_faster_and_reprobes() {
+    /// How many of `n` captures take the slower route, when the routes cost `raw` and
+    /// `png` every time.
+    fn reprobes(raw: u64, png: u64, n: u64) -> usize {
         let c = RouteChooser::new(Route::Raw);
         assert_eq!(c.next(), Route::Raw);
-        c.record(Route::Raw, ms(50));
+        c.record(Route::Raw, ms(raw));
         assert_eq!(c.next(), Route::Png);
-        c.record(Route::Png, ms(2));
-        let mut picked = Vec::new();
-        for _ in 0..(2 * REPROBE_EVERY) {
-            let r = c.next();
-            picked.push(r);
-            c.record(r, if r == Route::Raw { ms(50) } else { ms(2) });
-        }
-        let raw = picked.iter().filter(|&&r| r == Route::Raw).count();
-        assert_eq!(
-            raw, 2,
-            "the slower route is re-tried once per {REPROBE_EVERY}: {picked:?}"
-        );
+        c.record(Route::Png, ms(png));
+        let slow = if raw > png { Route::Raw } else { Route::Png };
+        (0..n)
+            .filter(|_| {
+                let r = c.next();
+                c.record(r, ms(if r == Route::Raw { raw } else { png }));
+                r == slow
+            })
+            .count()
+    }
+
+    #[test]
+    fn tries_both_then_keeps_the_faster_and_reprobes() {
+        // Close routes: the slower one is re-tried every REPROBE_EVERY captures.
+        assert_eq!(reprobes(50, 45, 4 * REPROBE_EVERY), 4);
+        assert_eq!(reprobes(60, 100, 4 * REPROBE_EVERY), 4);
+        // 50 vs 10 ms: a re-try costs 40 ms, 5% of 10 ms is 0.5: every 80 captures.
+        assert_eq!(reprobes(50, 10, 800), 10);
+        // Far apart (the virtual phone: 48 vs 0.6 ms): every REPROBE_AT_MOST captures.
+        assert_eq!(reprobes(50, 1, 4 * REPROBE_AT_MOST), 4);
     }
 
     #[test]
