@@ -19,6 +19,7 @@ use std::future::Future;
 
 use mcp_payload_filter::{DecodeError, Filter};
 use rmcp::RoleServer;
+use rmcp::model::{CallToolResult, JsonRpcMessage, JsonRpcResponse, ServerResult};
 use rmcp::service::{RxJsonRpcMessage, TxJsonRpcMessage};
 use rmcp::transport::Transport;
 use serde_json::{Value, json};
@@ -67,6 +68,39 @@ impl Boundary {
     /// Encodes an outgoing message (or batch) in place.
     pub fn outbound(&self, message: &mut Value) {
         self.filter.encode_message(message);
+    }
+
+    /// Encodes a typed outgoing message: through a `Value`, as [`Boundary::outbound`] does,
+    /// and back into rmcp's type.
+    ///
+    /// A tool's result, most of what the filter changes, is read back as `CallToolResult`
+    /// alone. Reading back a whole message goes through rmcp's untagged message and result
+    /// enums, which try their variants in turn. In the server that took 60–90 µs per
+    /// changed message against 3 µs for a message left as it was, and made list apps 8–12%
+    /// slower with the filter on (docs/performance.md).
+    fn encode_typed(
+        &self,
+        item: TxJsonRpcMessage<RoleServer>,
+    ) -> serde_json::Result<TxJsonRpcMessage<RoleServer>> {
+        if let JsonRpcMessage::Response(JsonRpcResponse {
+            jsonrpc,
+            id,
+            result: ServerResult::CallToolResult(result),
+        }) = item
+        {
+            // The message walk encodes all of `result` like any value.
+            let mut value = serde_json::to_value(&result)?;
+            self.filter.encode_value(&mut value);
+            let result = serde_json::from_value::<CallToolResult>(value)?;
+            return Ok(JsonRpcMessage::Response(JsonRpcResponse {
+                jsonrpc,
+                id,
+                result: ServerResult::CallToolResult(result),
+            }));
+        }
+        let mut value = serde_json::to_value(&item)?;
+        self.outbound(&mut value);
+        serde_json::from_value(value)
     }
 
     /// Decodes an incoming message. A batch (JSON array) is decoded element by element;
@@ -199,13 +233,7 @@ where
         // that, and the message goes out as it is, without the walk over a `Value` copy.
         let prepared = match serde_json::to_string(&item) {
             Ok(text) if !boundary.filter.encodes(&text) => Ok(self.inner.send(item)),
-            _ => serde_json::to_value(&item)
-                .map(|mut v| {
-                    boundary.outbound(&mut v);
-                    v
-                })
-                .and_then(serde_json::from_value::<TxJsonRpcMessage<RoleServer>>)
-                .map(|m| self.inner.send(m)),
+            _ => boundary.encode_typed(item).map(|m| self.inner.send(m)),
         };
         async move {
             match prepared {
@@ -327,5 +355,32 @@ mod tests {
             panic!()
         };
         assert_eq!(v["params"]["arguments"]["packageName"], "com.alibaba.qwen");
+    }
+
+    #[test]
+    fn a_typed_tool_result_is_encoded_as_the_message_walk_encodes_it() {
+        let b = Boundary::new();
+        let tool_result = json!({"jsonrpc":"2.0","id":30,"result":{
+            "content":[{"type":"text","text":"Found these apps on device: Qwen (com.alibaba.qwen)"}],
+            "structuredContent":{"apps":[{"packageName":"com.alibaba.qwen","qwenName":"Qwen"}]},
+            "isError":false,
+            "_meta":{"note":"alibaba"}}});
+        let other = json!({"jsonrpc":"2.0","id":31,"result":{"tools":[{"name":"t","description":"qwen tool","inputSchema":{"type":"object"}}]}});
+        for (message, is_tool_result) in [(tool_result, true), (other, false)] {
+            let typed: TxJsonRpcMessage<RoleServer> = serde_json::from_value(message).unwrap();
+            let tool = matches!(&typed, JsonRpcMessage::Response(r)
+                if matches!(r.result, ServerResult::CallToolResult(_)));
+            assert_eq!(tool, is_tool_result);
+            let mut walked = serde_json::to_value(&typed).unwrap();
+            b.outbound(&mut walked);
+            let fast = serde_json::to_value(b.encode_typed(typed).unwrap()).unwrap();
+            assert_eq!(fast, walked);
+            let text = fast.to_string().to_lowercase();
+            assert!(
+                !text.contains("qwen") && !text.contains("alibaba"),
+                "{text}"
+            );
+            assert!(text.contains("__mcp_ref_"), "{text}");
+        }
     }
 }
