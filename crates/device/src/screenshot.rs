@@ -472,15 +472,24 @@ enum ColumnSums {
     /// of columns `..x` ([`fold_row_narrow`]).
     Narrow {
         sums: Vec<u16>,
-        totals: Vec<u64>,
-        /// Per target column, how to take its means ([`BlockMean`]) when the target row
-        /// sums `sh / th` source rows (`[0]`) or one more (`[1]`): the only two heights.
-        means: [Vec<BlockMean>; 2],
-        /// When every block is at most [`SHORT_BLOCK`] columns wide and has 2 to
-        /// [`SHORT_PIXELS`] pixels (else [`fold_row_narrow`]).
-        short: Option<Box<Short>>,
+        fold: NarrowFold,
     },
     Wide(Vec<u32>),
+}
+
+/// How a row of narrow sums becomes target pixels.
+#[derive(Debug)]
+enum NarrowFold {
+    /// Every block is at most [`SHORT_BLOCK`] columns wide and has 2 to [`SHORT_PIXELS`]
+    /// pixels ([`fold_row_short`]).
+    Short(Short),
+    /// Any other narrow block ([`fold_row_narrow`]): room for the running totals, and per
+    /// target column how to take its means ([`BlockMean`]) when the target row sums
+    /// `sh / th` source rows (`[0]`) or one more (`[1]`), the only two heights.
+    Totals {
+        totals: Vec<u64>,
+        means: [Vec<BlockMean>; 2],
+    },
 }
 
 impl AreaDownscaler {
@@ -543,17 +552,22 @@ impl AreaDownscaler {
             self.bpp = BPP;
             let len = self.sw * BPP;
             self.sums = if self.sw.div_ceil(self.tw) * self.sh.div_ceil(self.th) <= NARROW_BLOCK {
+                let fold = match Short::new(&self.xs, self.sh / self.th) {
+                    Some(short) => NarrowFold::Short(short),
+                    None => NarrowFold::Totals {
+                        totals: vec![0; self.sw + 1],
+                        means: [0, 1].map(|more| {
+                            let rows = self.sh / self.th + more;
+                            self.xs
+                                .windows(2)
+                                .map(|x| BlockMean::new(rows * (x[1] - x[0])))
+                                .collect()
+                        }),
+                    },
+                };
                 ColumnSums::Narrow {
                     sums: vec![0; len],
-                    totals: vec![0; self.sw + 1],
-                    means: [0, 1].map(|more| {
-                        let rows = self.sh / self.th + more;
-                        self.xs
-                            .windows(2)
-                            .map(|x| BlockMean::new(rows * (x[1] - x[0])))
-                            .collect()
-                    }),
-                    short: Short::new(&self.xs, self.sh / self.th).map(Box::new),
+                    fold,
                 }
             } else {
                 ColumnSums::Wide(vec![0; len])
@@ -574,19 +588,18 @@ impl AreaDownscaler {
             self.out.resize(start + self.tw * 3, 0);
             let out = &mut self.out[start..];
             match &mut self.sums {
-                ColumnSums::Narrow {
-                    sums,
-                    totals,
-                    means,
-                    short,
-                } => {
+                ColumnSums::Narrow { sums, fold } => {
                     let taller = usize::from(rows > self.sh / self.th);
-                    // Every block is `sw / tw` or one more columns wide.
-                    match (short, self.sw / self.tw) {
-                        (Some(short), 1) => fold_row_short::<BPP, 1>(sums, short, taller, out),
-                        (Some(short), 2) => fold_row_short::<BPP, 2>(sums, short, taller, out),
-                        (Some(short), 3) => fold_row_short::<BPP, 3>(sums, short, taller, out),
-                        _ => fold_row_narrow::<BPP>(sums, totals, &self.xs, &means[taller], out),
+                    match fold {
+                        // Blocks are `width` or `width + 1` columns, `width` 1 to 3.
+                        NarrowFold::Short(short) => match short.width {
+                            1 => fold_row_short::<BPP, 1>(sums, short, taller, out),
+                            2 => fold_row_short::<BPP, 2>(sums, short, taller, out),
+                            _ => fold_row_short::<BPP, 3>(sums, short, taller, out),
+                        },
+                        NarrowFold::Totals { totals, means } => {
+                            fold_row_narrow::<BPP>(sums, totals, &self.xs, &means[taller], out)
+                        }
                     }
                 }
                 ColumnSums::Wide(sums) => fold_row::<BPP>(sums, &self.xs, rows, &self.recip, out),
@@ -640,6 +653,8 @@ const SHORT_PIXELS: usize = 16;
 /// for the row's block sums.
 #[derive(Debug)]
 struct Short {
+    /// Every block is `width` or `width + 1` columns wide.
+    width: usize,
     blocks: Vec<ShortBlock>,
     /// Per target column, for target rows of `sh / th` source rows (`[0]`) and one more
     /// (`[1]`): `n/2` and `2¹⁶/n + 1` in the three colour lanes (alpha lanes 0). Then
@@ -691,6 +706,7 @@ impl Short {
             [rows, rows + 1].map(|r| widths().map(|c| lanes(f(c * r))).collect())
         };
         Some(Short {
+            width: w,
             blocks,
             halves: per_column(|n| n / 2),
             muls: per_column(|n| (1 << 16) / n + 1),
