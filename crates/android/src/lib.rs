@@ -1,9 +1,11 @@
 //! `mobile-android`: the Android backend of mobile-mcp.
 //!
 //! [`AndroidBackend`] lists the devices of one or more adb servers and opens each as a
-//! [`mobile_device::Device`]. Device commands go over the adb server's socket with
-//! `adb_client` (no `adb` process per call); [`AndroidBackend::direct`] drives one adbd
-//! over TCP with no server at all (the server's `--demo` mode with the virtual phone).
+//! [`mobile_device::Device`]. Device commands go over the adb server's socket (no `adb`
+//! process per call): shell commands in one connection each (`server_shell.rs`, which
+//! skips the features query `adb_client` makes before every shell), everything else with
+//! `adb_client`; [`AndroidBackend::direct`] drives one adbd over TCP with no server at all
+//! (the server's `--demo` mode with the virtual phone).
 //!
 //! Not for: MCP wiring (`mobile-mcp`), image scaling (`mobile_device::screenshot`).
 //!
@@ -26,8 +28,7 @@
 //!   and file transfers 5 min); a vanished device is an error, never a panic or a hang.
 //!   On the direct path a passed deadline also unblocks the stuck call (see
 //!   `transport`); on the server path the caller gets its timeout at once, while the
-//!   blocking thread ends when the adb server ends the stream (adb_client keeps that
-//!   socket private, so it cannot be closed early).
+//!   blocking thread ends when the adb server ends the stream.
 //! - Discovery never runs `adb` per call: it speaks the host protocol itself ([`host`]),
 //!   and runs `adb -P PORT start-server` only when no server answers on a loopback
 //!   port, at most every 30 s.
@@ -47,7 +48,8 @@
 //! independent reads (`wm size` + `wm density`) are sent at once; orientation changes and
 //! double taps cost one extra round trip.
 //!
-//! Crates used: `adb_client` (adb server and adbd protocols), `roxmltree` (uiautomator
+//! Crates used: `adb_client` (adb server and adbd protocols, but for the server's shell
+//! request), `roxmltree` (uiautomator
 //! XML), `base64` (text for the ADBKeyboard IME).
 
 pub mod backend;
@@ -57,6 +59,7 @@ pub mod device;
 pub mod host;
 pub mod parse;
 pub mod quote;
+mod server_shell;
 mod transport;
 
 pub use backend::AndroidBackend;

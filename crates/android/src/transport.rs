@@ -1,6 +1,7 @@
-//! How one device is reached: through an adb server (`adb_client`'s `ADBServerDevice`,
-//! one fresh server connection per call, no shared state) or directly over TCP to an
-//! adbd (`adb_client::tcp::ADBTcpDevice`, one connection reused, calls serialized).
+//! How one device is reached: through an adb server (a fresh server connection per call,
+//! no shared state: shells through [`crate::server_shell`], files and installs through
+//! `adb_client`'s `ADBServerDevice`) or directly over TCP to an adbd
+//! (`adb_client::tcp::ADBTcpDevice`, one connection reused, calls serialized).
 //!
 //! Everything here blocks; [`run`] moves it onto tokio's blocking pool under a
 //! deadline.
@@ -81,10 +82,7 @@ impl Link {
     /// Runs one shell command, writing its output to `out` as it arrives.
     pub fn shell_to(&self, cmd: &str, out: &mut dyn std::io::Write) -> AdbResult<()> {
         match self {
-            Link::Server { addr, serial } => {
-                let mut d = ADBServerDevice::new(serial.clone(), Some(*addr));
-                d.shell_command(&cmd, Some(out), None)?;
-            }
+            Link::Server { addr, serial } => crate::server_shell::shell(*addr, serial, cmd, out)?,
             Link::Direct(link) => {
                 link.with(|d| d.shell_command(&cmd, Some(&mut *out), None).map(|_| ()))?;
             }

@@ -376,8 +376,8 @@ struct Cell {
     round_trip_samples: Vec<usize>,
     device_round_trips: Option<usize>,
     /// Ours only: connections our server opened to the adb server per call (median),
-    /// counted through [`CountingProxy`]: each phone command, each features query, and each
-    /// query the adb server answers itself (`host:devices-l`, which the phone never sees).
+    /// counted through [`CountingProxy`]: each phone command, and each query the adb server
+    /// answers itself (`host:devices-l`, which the phone never sees).
     adb_connections: Option<usize>,
     failures: usize,
     error: Option<String>,
@@ -515,6 +515,17 @@ impl Drop for CountingProxy {
     fn drop(&mut self) {
         self.task.abort();
     }
+}
+
+/// A tool's floor in adb round trips: each phone command is one (the floor's `shell:true`
+/// is one phone command), and each adb server connection that reaches no phone is half of
+/// one (a query the server answers from its own table, such as `host:devices-l`, or
+/// `adb_client`'s features query before each of its shells). Each connection carries at
+/// most one phone service, so the connections beyond the phone's commands are those
+/// queries. Without a connection count, the phone's commands alone.
+fn floor_round_trips(phone_commands: usize, connections: Option<usize>) -> f64 {
+    let host_queries = connections.map_or(0, |n| n.saturating_sub(phone_commands));
+    phone_commands as f64 + host_queries as f64 / 2.0
 }
 
 /// Median wall time of a bare `adb_client` `shell:true` round trip through the adb server.
@@ -939,13 +950,11 @@ async fn run(args: &Args, work: &Path, phone: &PhoneHandle, adb: &PrivateAdbServ
                 row.insert(k.key().into(), serde_json::to_value(c)?);
             }
         }
-        // In floor round trips: connections ÷ the floor's connections per round trip, or
-        // the phone commands when nothing was counted.
+        // In floor round trips: one per phone command, and half of one per adb server
+        // connection that reaches no phone (a query the server answers itself).
         let trips = cells.get(&(Kind::Ours, ti)).and_then(|c| {
-            c.adb_connections
-                .filter(|_| floor_connections > 0.0)
-                .map(|n| n as f64 / floor_connections)
-                .or(c.device_round_trips.map(|t| t as f64))
+            let phone = c.device_round_trips?;
+            Some(floor_round_trips(phone, c.adb_connections))
         });
         if let (Some(cf), Some(t)) = (&client_floor, trips) {
             row.insert("floor_round_trips".into(), json!(t));
@@ -1067,9 +1076,9 @@ fn markdown(r: &Report) -> String {
         "Floor (sampled in every measured round, between the servers' calls): bare `adb_client` `shell:true` round trip through the same adb server: median {} ms (min {}, max {}). \
          Client round trip of a tool call that touches no device (ours, argument rejected): {} ms. \
          Floor of a tool = client round trip + adb round trip × the tool's round trips, where round trips = \
-         the adb server connections ours opens per call ÷ the {} connections of one floor round trip \
-         (counted through a loopback proxy; a phone command is a features query + the shell, as in the floor; \
-         a query the adb server answers itself, such as `host:devices-l`, is one connection the phone's log does not show).\n\n",
+         the phone commands per call (the phone's log; the floor's `shell:true` is one) + ½ × each adb server connection \
+         that reaches no phone (counted through a loopback proxy: a query the adb server answers itself, such as \
+         `host:devices-l`; the floor's own round trip opens {} connections, a features query and the shell).\n\n",
         fmt_ms(Some(r.adb_floor.median_ms)),
         fmt_ms(Some(r.adb_floor.min_ms)),
         fmt_ms(Some(r.adb_floor.max_ms)),
@@ -1226,4 +1235,18 @@ fn markdown(r: &Report) -> String {
         s.push_str("\n**Time budget exhausted: later rows are partial.**\n");
     }
     s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::floor_round_trips;
+
+    #[test]
+    fn round_trips_are_phone_commands_and_half_a_trip_per_host_query() {
+        assert_eq!(floor_round_trips(1, Some(1)), 1.0); // one shell, one connection
+        assert_eq!(floor_round_trips(1, Some(2)), 1.5); // adb_client's features query first
+        assert_eq!(floor_round_trips(0, Some(1)), 0.5); // host:devices-l
+        assert_eq!(floor_round_trips(2, Some(2)), 2.0);
+        assert_eq!(floor_round_trips(2, None), 2.0);
+    }
 }
