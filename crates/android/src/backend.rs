@@ -29,7 +29,7 @@ use crate::device::{AndroidDevice, into_dyn};
 use crate::host::{self, HostError};
 use crate::parse;
 use crate::quote::command;
-use crate::transport::{DirectLink, Link, run};
+use crate::transport::{DirectLink, Link, run_shell};
 
 /// How long a device listing waits for one server, and for one device's properties.
 const LIST_TIMEOUT: Duration = Duration::from_secs(5);
@@ -194,14 +194,12 @@ impl AndroidBackend {
         let Ok(cmd) = command(&["getprop"]) else {
             return (info, None);
         };
-        let on_timeout = link.on_timeout();
-        let l2 = link.clone();
-        let got = run(
+        let got = run_shell(
+            &link,
             "reading device properties",
             LIST_TIMEOUT,
-            on_timeout,
-            move || {
-                l2.shell(&cmd)
+            move |link, hangup| {
+                link.shell(&cmd, hangup)
                     .map_err(|e| DeviceError::backend(e.to_string()))
             },
         )

@@ -26,7 +26,7 @@ use crate::parse;
 use crate::parse::screencap::{HEADER_V2, RawFrameSink, RawOutcome};
 use crate::parse::ui::DumpError;
 use crate::quote::command;
-use crate::transport::{AdbResult, Link, run};
+use crate::transport::{AdbResult, Hangup, Link, run, run_shell};
 
 /// The Android buttons, for error messages.
 pub const ANDROID_BUTTONS: &str = "HOME, BACK, MENU, ENTER, VOLUME_UP, VOLUME_DOWN, POWER, DPAD_UP, DPAD_DOWN, DPAD_LEFT, DPAD_RIGHT, DPAD_CENTER";
@@ -109,12 +109,11 @@ impl AndroidDevice {
     /// One shell session; the output as bytes.
     async fn sh_bytes(&self, what: &str, cmd: String, deadline: Duration) -> Result<Vec<u8>> {
         tracing::debug!(device = %self.id, %cmd, "shell");
-        let link = self.link.clone();
         let id = self.id.clone();
         let what_owned = what.to_string();
-        run(what, deadline, self.link.on_timeout(), move || {
-            link.shell(&cmd)
-                .map_err(|e| adb_error(&id, &link, &what_owned, e))
+        run_shell(&self.link, what, deadline, move |link, hangup| {
+            link.shell(&cmd, hangup)
+                .map_err(|e| adb_error(&id, link, &what_owned, e))
         })
         .await
     }
@@ -686,15 +685,14 @@ impl Device for AndroidDevice {
                 let header = self.raw_header.load(Ordering::Relaxed);
                 let mut sink = RawFrameSink::new(*want, header);
                 let cmd = command(&argv)?;
-                let link = self.link.clone();
                 let id = self.id.clone();
-                let sink = run(
+                let sink = run_shell(
+                    &self.link,
                     "taking a screenshot",
                     self.timeout,
-                    self.link.on_timeout(),
-                    move || {
-                        link.shell_to(&cmd, &mut sink)
-                            .map_err(|e| adb_error(&id, &link, "taking a screenshot", e))?;
+                    move |link, hangup| {
+                        link.shell_to(&cmd, &mut sink, hangup)
+                            .map_err(|e| adb_error(&id, link, "taking a screenshot", e))?;
                         Ok(sink)
                     },
                 )
@@ -1059,7 +1057,8 @@ impl Device for AndroidDevice {
         std::thread::Builder::new()
             .name("screenrecord".into())
             .spawn(move || {
-                let _ = tx.send(link.shell(&cmd));
+                // Stopped with `pkill -INT` (so the file is finalized), never hung up.
+                let _ = tx.send(link.shell(&cmd, &Hangup::default()));
             })
             .map_err(|e| DeviceError::backend(format!("cannot start the recorder: {e}")))?;
         // A recorder that fails (missing binary, no permission) ends at once.

@@ -27,8 +27,11 @@
 //! - Every device call runs on tokio's blocking pool under a deadline (30 s, installs
 //!   and file transfers 5 min); a vanished device is an error, never a panic or a hang.
 //!   On the direct path a passed deadline also unblocks the stuck call (see
-//!   `transport`); on the server path the caller gets its timeout at once, while the
-//!   blocking thread ends when the adb server ends the stream.
+//!   `transport`). On the server path a shell's connection is closed when its caller
+//!   stops waiting (the deadline, or a cancelled tool call), which ends the command on
+//!   the device too (`server_shell::Hangup`); a file transfer through the server gives
+//!   its caller the timeout at once, and its blocking thread ends when the server ends
+//!   the stream.
 //! - Discovery never runs `adb` per call: it speaks the host protocol itself ([`host`]),
 //!   and runs `adb -P PORT start-server` only when no server answers on a loopback
 //!   port, at most every 30 s.

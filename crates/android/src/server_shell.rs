@@ -17,13 +17,19 @@
 //! so `adb_client` used v1 on them as well. Everything else (file transfer, installs,
 //! direct adbd) stays with `adb_client`.
 //!
+//! A call can be hung up from another thread ([`Hangup`]): its connection is closed, the
+//! server closes the device's stream, and adbd ends the command. The caller uses that when
+//! it stops waiting (a passed deadline, a cancelled tool call), so a command that hangs on
+//! the phone does not keep running there, nor keep a blocking thread here.
+//!
 //! The request framing is the adb server's (`shared/reference/adb-protocol.md` §3): four
 //! hex digits of length, the request, then `OKAY`, or `FAIL` with four hex digits of length
 //! and a message. A `FAIL` becomes `RustADBError::ADBRequestFailed` with that message, as
 //! `adb_client` reports it, so [`crate::device::adb_error`] reads both alike.
 
 use std::io::{self, Read, Write};
-use std::net::{SocketAddrV4, TcpStream};
+use std::net::{Shutdown, SocketAddrV4, TcpStream};
+use std::sync::{Mutex, MutexGuard};
 
 use adb_client::RustADBError;
 
@@ -32,13 +38,71 @@ use crate::transport::AdbResult;
 /// The largest request the four hex digits of length can frame.
 const MAX_REQUEST: usize = 0xffff;
 
+/// Ends one shell call from another thread (see the module doc).
+#[derive(Debug, Default)]
+pub(crate) struct Hangup(Mutex<Line>);
+
+#[derive(Debug, Default)]
+enum Line {
+    /// Not connected yet, or finished.
+    #[default]
+    Idle,
+    /// A second handle on the call's connection.
+    Open(TcpStream),
+    /// Hung up: the call ends, or does not start.
+    Ended,
+}
+
+impl Hangup {
+    fn line(&self) -> MutexGuard<'_, Line> {
+        self.0.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Closes the call's connection, or makes a call not yet connected end at once.
+    /// Harmless after the call finished.
+    pub(crate) fn hang_up(&self) {
+        if let Line::Open(conn) = std::mem::replace(&mut *self.line(), Line::Ended) {
+            let _ = conn.shutdown(Shutdown::Both);
+        }
+    }
+
+    fn is_hung_up(&self) -> bool {
+        matches!(*self.line(), Line::Ended)
+    }
+
+    /// Registers the call's connection; an error when the call was hung up already.
+    fn attach(&self, conn: &TcpStream) -> AdbResult<()> {
+        let mut line = self.line();
+        if matches!(*line, Line::Ended) {
+            return Err(hung_up());
+        }
+        *line = Line::Open(conn.try_clone()?);
+        Ok(())
+    }
+
+    fn detach(&self) {
+        let mut line = self.line();
+        if matches!(*line, Line::Open(_)) {
+            *line = Line::Idle;
+        }
+    }
+}
+
+fn hung_up() -> RustADBError {
+    RustADBError::IOError(io::Error::new(
+        io::ErrorKind::Interrupted,
+        "the shell command was stopped (its caller stopped waiting)",
+    ))
+}
+
 /// Runs `cmd` (already quoted shell text) on `serial` through the server at `server`,
-/// writing its output to `out` as it arrives.
+/// writing its output to `out` as it arrives, until the command ends or `hangup` is used.
 pub(crate) fn shell(
     server: SocketAddrV4,
     serial: &str,
     cmd: &str,
     out: &mut dyn Write,
+    hangup: &Hangup,
 ) -> AdbResult<()> {
     let service = format!("shell:{cmd}");
     if service.len() > MAX_REQUEST {
@@ -50,10 +114,28 @@ pub(crate) fn shell(
             ),
         )));
     }
+    if hangup.is_hung_up() {
+        return Err(hung_up());
+    }
     let mut conn = TcpStream::connect(server)?;
     conn.set_nodelay(true)?;
-    request(&mut conn, &format!("host:transport:{serial}"))?;
-    request(&mut conn, &service)?;
+    hangup.attach(&conn)?;
+    let done = converse(&mut conn, serial, &service, out);
+    hangup.detach();
+    match done {
+        _ if hangup.is_hung_up() => Err(hung_up()),
+        done => done,
+    }
+}
+
+fn converse(
+    conn: &mut TcpStream,
+    serial: &str,
+    service: &str,
+    out: &mut dyn Write,
+) -> AdbResult<()> {
+    request(conn, &format!("host:transport:{serial}"))?;
+    request(conn, service)?;
     let mut buf = [0u8; 64 * 1024];
     loop {
         match conn.read(&mut buf) {
@@ -104,7 +186,7 @@ fn bad_reply(got: &[u8]) -> RustADBError {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use std::net::{Ipv4Addr, TcpListener};
     use std::thread::JoinHandle;
@@ -149,7 +231,14 @@ mod tests {
         let big: Vec<u8> = (0..200_000u32).map(|i| (i % 251) as u8).collect();
         let (addr, h) = server(vec![b"OKAY", b"OKAY"], big.clone());
         let mut out = Vec::new();
-        shell(addr, "emulator-5554", "'screencap' '-p'", &mut out).unwrap();
+        shell(
+            addr,
+            "emulator-5554",
+            "'screencap' '-p'",
+            &mut out,
+            &Hangup::default(),
+        )
+        .unwrap();
         let (seen, more) = h.join().unwrap();
         assert_eq!(
             seen,
@@ -163,7 +252,7 @@ mod tests {
     fn a_refusal_carries_the_servers_message() {
         let (addr, h) = server(vec![b"FAIL0018device 'ghost' not found"], Vec::new());
         let mut out = Vec::new();
-        let e = shell(addr, "ghost", "true", &mut out).unwrap_err();
+        let e = shell(addr, "ghost", "true", &mut out, &Hangup::default()).unwrap_err();
         assert!(
             matches!(&e, RustADBError::ADBRequestFailed(m) if m == "device 'ghost' not found"),
             "{e:?}"
@@ -176,17 +265,102 @@ mod tests {
     fn a_garbled_reply_is_an_error_not_output() {
         let (addr, h) = server(vec![b"OKAY", b"HUH?"], b"ignored".to_vec());
         let mut out = Vec::new();
-        let e = shell(addr, "s", "true", &mut out).unwrap_err();
+        let e = shell(addr, "s", "true", &mut out, &Hangup::default()).unwrap_err();
         assert!(e.to_string().contains("HUH?"), "{e}");
         assert!(out.is_empty());
         h.join().unwrap();
+    }
+
+    /// A server that accepts the shell, sends `partial` and then nothing; it reports how
+    /// long after its last write it saw the connection close.
+    pub(crate) fn silent_server(
+        partial: &'static [u8],
+    ) -> (SocketAddrV4, JoinHandle<std::time::Duration>) {
+        let l = TcpListener::bind((Ipv4Addr::LOCALHOST, 0)).unwrap();
+        let std::net::SocketAddr::V4(addr) = l.local_addr().unwrap() else {
+            unreachable!()
+        };
+        let h = std::thread::spawn(move || {
+            let (mut c, _) = l.accept().unwrap();
+            for _ in 0..2 {
+                let mut len = [0u8; 4];
+                c.read_exact(&mut len).unwrap();
+                let len = usize::from_str_radix(std::str::from_utf8(&len).unwrap(), 16).unwrap();
+                c.read_exact(&mut vec![0u8; len]).unwrap();
+                c.write_all(b"OKAY").unwrap();
+            }
+            c.write_all(partial).unwrap();
+            let t = std::time::Instant::now();
+            c.set_read_timeout(Some(std::time::Duration::from_secs(10)))
+                .unwrap();
+            // Blocks until the client closes (0) or the 10 s guard passes (an error).
+            let _ = c.read(&mut [0u8; 1]);
+            t.elapsed()
+        });
+        (addr, h)
+    }
+
+    #[test]
+    fn hanging_up_closes_the_connection_and_fails_the_call() {
+        let (addr, server) = silent_server(b"half of the out");
+        let hangup = std::sync::Arc::new(Hangup::default());
+        let h2 = hangup.clone();
+        let call = std::thread::spawn(move || {
+            let mut out = Vec::new();
+            let r = shell(addr, "s", "'sleep' '100'", &mut out, &h2);
+            (r, out)
+        });
+        std::thread::sleep(std::time::Duration::from_millis(200));
+        hangup.hang_up();
+        let closed_after = server.join().unwrap();
+        assert!(
+            closed_after < std::time::Duration::from_secs(5),
+            "the server saw the close only after {closed_after:?}"
+        );
+        let (r, out) = call.join().unwrap();
+        let e = r.unwrap_err();
+        assert!(e.to_string().contains("stopped"), "{e}");
+        // What arrived before is not passed off as the whole output: the call failed.
+        assert_eq!(out, b"half of the out");
+    }
+
+    #[test]
+    fn a_call_hung_up_before_it_connects_does_not_start() {
+        let hangup = Hangup::default();
+        hangup.hang_up();
+        let l = TcpListener::bind((Ipv4Addr::LOCALHOST, 0)).unwrap();
+        let std::net::SocketAddr::V4(addr) = l.local_addr().unwrap() else {
+            unreachable!()
+        };
+        let e = shell(addr, "s", "true", &mut Vec::new(), &hangup).unwrap_err();
+        assert!(e.to_string().contains("stopped"), "{e}");
+        l.set_nonblocking(true).unwrap();
+        assert!(l.accept().is_err(), "no connection is opened");
+    }
+
+    #[test]
+    fn hanging_up_after_the_end_changes_nothing() {
+        let (addr, h) = server(vec![b"OKAY", b"OKAY"], b"done\n".to_vec());
+        let hangup = Hangup::default();
+        let mut out = Vec::new();
+        shell(addr, "s", "true", &mut out, &hangup).unwrap();
+        hangup.hang_up();
+        h.join().unwrap();
+        assert_eq!(out, b"done\n");
     }
 
     #[test]
     fn a_command_too_long_to_frame_is_refused_before_connecting() {
         // Nothing listens here: the length check must come first.
         let addr = SocketAddrV4::new(Ipv4Addr::LOCALHOST, 9);
-        let e = shell(addr, "s", &"a".repeat(70_000), &mut Vec::new()).unwrap_err();
+        let e = shell(
+            addr,
+            "s",
+            &"a".repeat(70_000),
+            &mut Vec::new(),
+            &Hangup::default(),
+        )
+        .unwrap_err();
         assert!(
             e.to_string().contains("more than an adb request can carry"),
             "{e}"

@@ -30,6 +30,8 @@ use adb_client::tcp::ADBTcpDevice;
 use adb_client::{ADBDeviceExt, RustADBError};
 use mobile_device::{DeviceError, ProgressFn, Result};
 
+pub(crate) use crate::server_shell::Hangup;
+
 /// A blocking failure, before it is given a device-specific message.
 pub(crate) type AdbResult<T> = std::result::Result<T, RustADBError>;
 
@@ -64,6 +66,35 @@ where
     }
 }
 
+/// Runs a shell job like [`run`], and stops its command on the device when the caller stops
+/// waiting: at the deadline, or when this future is dropped (a cancelled tool call).
+/// Through an adb server the job's connection is closed ([`Hangup`]); directly, a passed
+/// deadline unblocks the link as in [`run`].
+pub(crate) async fn run_shell<T, F>(
+    link: &Link,
+    what: &str,
+    deadline: Duration,
+    job: F,
+) -> Result<T>
+where
+    T: Send + 'static,
+    F: FnOnce(&Link, &Hangup) -> Result<T> + Send + 'static,
+{
+    let hangup = Arc::new(Hangup::default());
+    let _stop = HangUpOnDrop(hangup.clone());
+    let l = link.clone();
+    run(what, deadline, link.on_timeout(), move || job(&l, &hangup)).await
+}
+
+/// Hangs a call up when its waiter goes away; after a finished call, does nothing.
+struct HangUpOnDrop(Arc<Hangup>);
+
+impl Drop for HangUpOnDrop {
+    fn drop(&mut self) {
+        self.0.hang_up();
+    }
+}
+
 /// One device's connection.
 #[derive(Clone)]
 pub(crate) enum Link {
@@ -73,16 +104,24 @@ pub(crate) enum Link {
 
 impl Link {
     /// Runs a shell command and returns its output (stdout and stderr together).
-    pub fn shell(&self, cmd: &str) -> AdbResult<Vec<u8>> {
+    pub fn shell(&self, cmd: &str, hangup: &Hangup) -> AdbResult<Vec<u8>> {
         let mut out = Vec::new();
-        self.shell_to(cmd, &mut out)?;
+        self.shell_to(cmd, &mut out, hangup)?;
         Ok(out)
     }
 
-    /// Runs one shell command, writing its output to `out` as it arrives.
-    pub fn shell_to(&self, cmd: &str, out: &mut dyn std::io::Write) -> AdbResult<()> {
+    /// Runs one shell command, writing its output to `out` as it arrives. Through a server,
+    /// `hangup` ends it early; directly, [`Link::on_timeout`] does.
+    pub fn shell_to(
+        &self,
+        cmd: &str,
+        out: &mut dyn std::io::Write,
+        hangup: &Hangup,
+    ) -> AdbResult<()> {
         match self {
-            Link::Server { addr, serial } => crate::server_shell::shell(*addr, serial, cmd, out)?,
+            Link::Server { addr, serial } => {
+                crate::server_shell::shell(*addr, serial, cmd, out, hangup)?
+            }
             Link::Direct(link) => {
                 link.with(|d| d.shell_command(&cmd, Some(&mut *out), None).map(|_| ()))?;
             }
@@ -553,6 +592,50 @@ impl Guard {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::server_shell::tests::silent_server;
+
+    fn server_link(addr: SocketAddrV4) -> Link {
+        Link::Server {
+            addr,
+            serial: "s".into(),
+        }
+    }
+
+    fn sleeper(link: &Link, hangup: &Hangup) -> Result<Vec<u8>> {
+        link.shell("'sleep' '100'", hangup)
+            .map_err(|e| DeviceError::backend(e.to_string()))
+    }
+
+    #[tokio::test]
+    async fn a_passed_deadline_closes_the_shells_connection() {
+        let (addr, server) = silent_server(b"");
+        let link = server_link(addr);
+        let e = run_shell(&link, "sleeping", Duration::from_millis(200), sleeper)
+            .await
+            .unwrap_err();
+        assert!(matches!(e, DeviceError::Timeout { .. }), "{e:?}");
+        let closed_after = tokio::task::spawn_blocking(move || server.join().unwrap())
+            .await
+            .unwrap();
+        assert!(closed_after < Duration::from_secs(5), "{closed_after:?}");
+    }
+
+    #[tokio::test]
+    async fn a_caller_that_stops_waiting_closes_the_shells_connection() {
+        let (addr, server) = silent_server(b"");
+        let link = server_link(addr);
+        // A cancelled tool call drops the future well before its 30 s deadline.
+        let call = run_shell(&link, "sleeping", Duration::from_secs(30), sleeper);
+        assert!(
+            tokio::time::timeout(Duration::from_millis(200), call)
+                .await
+                .is_err()
+        );
+        let closed_after = tokio::task::spawn_blocking(move || server.join().unwrap())
+            .await
+            .unwrap();
+        assert!(closed_after < Duration::from_secs(5), "{closed_after:?}");
+    }
 
     fn header(command: &[u8; 4], arg0: u32, arg1: u32, len: u32) -> Vec<u8> {
         let mut h = command.to_vec();
@@ -621,7 +704,8 @@ mod tests {
         let link = Arc::new(DirectLink::new(addr));
         let l2 = link.clone();
         let t = std::time::Instant::now();
-        let worker = std::thread::spawn(move || Link::Direct(l2).shell("echo hi"));
+        let worker =
+            std::thread::spawn(move || Link::Direct(l2).shell("echo hi", &Hangup::default()));
         std::thread::sleep(Duration::from_millis(500));
         link.abort();
         let r = worker.join().unwrap();
@@ -644,7 +728,7 @@ mod tests {
         });
         let link = Link::Direct(Arc::new(DirectLink::new(addr)));
         let t = std::time::Instant::now();
-        assert!(link.shell("echo hi").is_err());
+        assert!(link.shell("echo hi", &Hangup::default()).is_err());
         assert!(t.elapsed() < Duration::from_secs(5));
     }
 }
