@@ -1,12 +1,14 @@
-//! The adb server's host protocol, for the two requests discovery needs
-//! (`host:devices-l`, `host:version`): `XXXX` hex length + request, then `OKAY` + hex
-//! length + body, or `FAIL` + hex length + message.
+//! The adb server's host protocol, spoken directly for what this crate does not ask of
+//! `adb_client`: discovery's requests (`host:devices-l`, `host:version`) and the framing of
+//! the shell requests in [`crate::server_shell`]. A request is `XXXX` hex length + request;
+//! the answer `OKAY` (a host query then sends hex length + body), or `FAIL` + hex length +
+//! message.
 //!
 //! Discovery speaks this directly rather than through `adb_client::server::ADBServer`
 //! because that type runs `adb start-server` (without `-P`, so against port 5037) before
 //! every request to a loopback server, has no timeouts (a wrong listener on the port
 //! hangs it), and fails the whole listing on a device state it does not know (such as
-//! `no permissions`). Device commands do use `adb_client`.
+//! `no permissions`). Files and installs use `adb_client`.
 
 use std::io::{self, Read, Write};
 use std::net::{SocketAddr, SocketAddrV4, TcpStream};
@@ -33,12 +35,62 @@ impl std::fmt::Display for HostError {
     }
 }
 
-fn read_hex_len(s: &mut TcpStream) -> Result<usize, HostError> {
+/// What the server answered one request.
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) enum Reply {
+    Okay,
+    Fail(String),
+    /// Neither: not an adb server, or out of step with it.
+    Other([u8; 4]),
+}
+
+/// The largest request four hex digits of length can frame.
+const MAX_REQUEST: usize = 0xffff;
+
+/// An error when `req` is too long to frame.
+pub(crate) fn fits(req: &str) -> io::Result<()> {
+    if req.len() > MAX_REQUEST {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            format!(
+                "the request is {} bytes, more than an adb request can carry ({MAX_REQUEST})",
+                req.len()
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// Sends one request on `s` and reads the server's `OKAY` or `FAIL`. A reply that is cut
+/// short or malformed is an `InvalidData` error; a request too long to frame is refused
+/// before anything is sent.
+pub(crate) fn exchange(s: &mut TcpStream, req: &str) -> io::Result<Reply> {
+    fits(req)?;
+    s.write_all(format!("{:04x}{req}", req.len()).as_bytes())?;
+    let mut status = [0u8; 4];
+    s.read_exact(&mut status)?;
+    match &status {
+        b"OKAY" => Ok(Reply::Okay),
+        b"FAIL" => {
+            let cut = |e: io::Error| io::Error::new(io::ErrorKind::InvalidData, e);
+            let n = read_hex_len(s)?;
+            let mut msg = vec![0; n];
+            s.read_exact(&mut msg).map_err(cut)?;
+            Ok(Reply::Fail(String::from_utf8_lossy(&msg).into_owned()))
+        }
+        _ => Ok(Reply::Other(status)),
+    }
+}
+
+/// Reads four hex digits of length.
+fn read_hex_len(s: &mut TcpStream) -> io::Result<usize> {
+    let bad = |m: String| io::Error::new(io::ErrorKind::InvalidData, m);
     let mut len = [0u8; 4];
-    s.read_exact(&mut len)
-        .map_err(|e| HostError::Protocol(e.to_string()))?;
-    let text = std::str::from_utf8(&len).map_err(|_| HostError::Protocol("bad length".into()))?;
-    usize::from_str_radix(text, 16).map_err(|_| HostError::Protocol(format!("bad length {text:?}")))
+    s.read_exact(&mut len).map_err(|e| bad(e.to_string()))?;
+    std::str::from_utf8(&len)
+        .ok()
+        .and_then(|t| usize::from_str_radix(t, 16).ok())
+        .ok_or_else(|| bad(format!("bad length {:?}", String::from_utf8_lossy(&len))))
 }
 
 /// Sends one host request and returns the reply body.
@@ -51,33 +103,24 @@ pub fn request(addr: SocketAddrV4, req: &str, timeout: Duration) -> Result<Strin
     s.set_write_timeout(Some(timeout))
         .map_err(HostError::Unreachable)?;
     let _ = s.set_nodelay(true);
-    s.write_all(format!("{:04x}{req}", req.len()).as_bytes())
-        .map_err(HostError::Unreachable)?;
-    let mut status = [0u8; 4];
-    s.read_exact(&mut status).map_err(|e| match e.kind() {
+    let protocol = |e: io::Error| match e.kind() {
         io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut => {
             HostError::Protocol("it accepted the connection but did not answer in time".into())
         }
+        io::ErrorKind::InvalidData => HostError::Protocol(e.to_string()),
         _ => HostError::Unreachable(e),
-    })?;
-    let len = match &status {
-        b"OKAY" => read_hex_len(&mut s)?,
-        b"FAIL" => {
-            let n = read_hex_len(&mut s)?;
-            let mut msg = vec![0; n];
-            s.read_exact(&mut msg)
-                .map_err(|e| HostError::Protocol(e.to_string()))?;
-            return Err(HostError::Failed(
-                String::from_utf8_lossy(&msg).into_owned(),
-            ));
-        }
-        other => {
+    };
+    match exchange(&mut s, req).map_err(protocol)? {
+        Reply::Okay => {}
+        Reply::Fail(m) => return Err(HostError::Failed(m)),
+        Reply::Other(status) => {
             return Err(HostError::Protocol(format!(
                 "it answered {:?}",
-                String::from_utf8_lossy(other)
+                String::from_utf8_lossy(&status)
             )));
         }
-    };
+    }
+    let len = read_hex_len(&mut s).map_err(protocol)?;
     let mut body = vec![0; len];
     s.read_exact(&mut body)
         .map_err(|e| HostError::Protocol(e.to_string()))?;

@@ -22,10 +22,9 @@
 //! it stops waiting (a passed deadline, a cancelled tool call), so a command that hangs on
 //! the phone does not keep running there, nor keep a blocking thread here.
 //!
-//! The request framing is the adb server's (`shared/reference/adb-protocol.md` §3): four
-//! hex digits of length, the request, then `OKAY`, or `FAIL` with four hex digits of length
-//! and a message. A `FAIL` becomes `RustADBError::ADBRequestFailed` with that message, as
-//! `adb_client` reports it, so [`crate::device::adb_error`] reads both alike.
+//! The requests are framed by [`crate::host::exchange`]. A `FAIL` becomes
+//! `RustADBError::ADBRequestFailed` with the server's message, as `adb_client` reports it,
+//! so [`crate::device::adb_error`] reads both alike.
 
 use std::io::{self, Read, Write};
 use std::net::{Shutdown, SocketAddrV4, TcpStream};
@@ -33,10 +32,8 @@ use std::sync::{Mutex, MutexGuard};
 
 use adb_client::RustADBError;
 
+use crate::host::{Reply, exchange, fits};
 use crate::transport::AdbResult;
-
-/// The largest request the four hex digits of length can frame.
-const MAX_REQUEST: usize = 0xffff;
 
 /// Ends one shell call from another thread (see the module doc).
 #[derive(Debug, Default)]
@@ -105,15 +102,7 @@ pub(crate) fn shell(
     hangup: &Hangup,
 ) -> AdbResult<()> {
     let service = format!("shell:{cmd}");
-    if service.len() > MAX_REQUEST {
-        return Err(RustADBError::IOError(io::Error::new(
-            io::ErrorKind::InvalidInput,
-            format!(
-                "the shell command is {} bytes, more than an adb request can carry ({MAX_REQUEST})",
-                service.len()
-            ),
-        )));
-    }
+    fits(&service)?;
     if hangup.is_hung_up() {
         return Err(hung_up());
     }
@@ -122,10 +111,11 @@ pub(crate) fn shell(
     hangup.attach(&conn)?;
     let done = converse(&mut conn, serial, &service, out);
     hangup.detach();
-    match done {
-        _ if hangup.is_hung_up() => Err(hung_up()),
-        done => done,
+    if hangup.is_hung_up() {
+        // What arrived before is not the whole output.
+        return Err(hung_up());
     }
+    done
 }
 
 fn converse(
@@ -151,38 +141,19 @@ fn converse(
     }
 }
 
-/// Sends one framed request and reads the server's `OKAY` or `FAIL`.
+/// Sends one request and reads the server's `OKAY`; anything else is the error.
 fn request(conn: &mut TcpStream, req: &str) -> AdbResult<()> {
-    conn.write_all(format!("{:04x}{req}", req.len()).as_bytes())?;
-    let mut status = [0u8; 4];
-    conn.read_exact(&mut status)?;
-    match &status {
-        b"OKAY" => Ok(()),
-        b"FAIL" => {
-            let mut len = [0u8; 4];
-            conn.read_exact(&mut len)?;
-            let len = std::str::from_utf8(&len)
-                .ok()
-                .and_then(|h| usize::from_str_radix(h, 16).ok())
-                .ok_or_else(|| bad_reply(&len))?;
-            let mut msg = vec![0u8; len];
-            conn.read_exact(&mut msg)?;
-            Err(RustADBError::ADBRequestFailed(
-                String::from_utf8_lossy(&msg).into_owned(),
-            ))
-        }
-        other => Err(bad_reply(other)),
+    match exchange(conn, req)? {
+        Reply::Okay => Ok(()),
+        Reply::Fail(msg) => Err(RustADBError::ADBRequestFailed(msg)),
+        Reply::Other(got) => Err(RustADBError::IOError(io::Error::new(
+            io::ErrorKind::InvalidData,
+            format!(
+                "the adb server sent {:?} where OKAY or FAIL belongs",
+                String::from_utf8_lossy(&got)
+            ),
+        ))),
     }
-}
-
-fn bad_reply(got: &[u8]) -> RustADBError {
-    RustADBError::IOError(io::Error::new(
-        io::ErrorKind::InvalidData,
-        format!(
-            "the adb server sent {:?} where OKAY or FAIL belongs",
-            String::from_utf8_lossy(got)
-        ),
-    ))
 }
 
 #[cfg(test)]
