@@ -61,9 +61,9 @@ pub(crate) fn fits(req: &str) -> io::Result<()> {
     Ok(())
 }
 
-/// Sends one request on `s` and reads the server's `OKAY` or `FAIL`. A reply that is cut
-/// short or malformed is an `InvalidData` error; a request too long to frame is refused
-/// before anything is sent.
+/// Sends one request on `s` and reads the server's `OKAY` or `FAIL`. A `FAIL` whose length
+/// or message is cut short or malformed is an `InvalidData` error (a status cut short is
+/// the read's own error); a request too long to frame is refused before anything is sent.
 pub(crate) fn exchange(s: &mut TcpStream, req: &str) -> io::Result<Reply> {
     fits(req)?;
     s.write_all(format!("{:04x}{req}", req.len()).as_bytes())?;
