@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 
 use async_trait::async_trait;
 use base64::Engine as _;
-use mobile_device::screenshot::ScreenshotOptions;
+use mobile_device::ScreenshotOptions;
 use mobile_device::{
     App, AppId, Button, Crash, Device, DeviceError, DevicePath, DeviceUrl, Element, ForegroundApp,
     Locales, Location, LogEntry, LogField, LogQuery, Orientation, PackageName, Platform, Point,

@@ -7,7 +7,7 @@
 //! `adb_client`; [`AndroidBackend::direct`] drives one adbd over TCP with no server at all
 //! (the server's `--demo` mode with the virtual phone).
 //!
-//! Not for: MCP wiring (`mobile-mcp`), image scaling (`mobile_device::screenshot`).
+//! Not for: MCP wiring (`mobile-mcp`), image scaling (`mobile-screenshot`).
 //!
 //! ```no_run
 //! use mobile_android::{AndroidBackend, AndroidConfig};

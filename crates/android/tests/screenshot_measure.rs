@@ -7,10 +7,11 @@ use std::time::{Duration, Instant};
 
 use adb_client::ADBDeviceExt;
 use adb_client::server_device::ADBServerDevice;
-use mobile_device::screenshot::{ScreenshotOptions, process};
+use mobile_device::ScreenshotOptions;
 use mobile_device::{CaptureFormat, Screenshot};
-use virtual_device::adb_server::PrivateAdbServer;
-use virtual_device::{PhoneConfig, VirtualPhone};
+use mobile_screenshot::process;
+use virtual_phone::adb_server::PrivateAdbServer;
+use virtual_phone::{PhoneConfig, VirtualPhone};
 
 fn median(mut v: Vec<Duration>) -> Duration {
     v.sort();

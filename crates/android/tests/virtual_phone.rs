@@ -10,14 +10,15 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use mobile_android::{AndroidBackend, AndroidConfig};
-use mobile_device::screenshot::{self, OutputFormat, ScreenshotOptions};
 use mobile_device::{
     AppId, Button, CaptureFormat, Device, DeviceBackend, DeviceError, DeviceKind, DevicePath,
     DeviceState, DeviceUrl, Locales, LogFilter, LogQuery, Orientation, Point, RecordingOptions,
 };
-use virtual_device::adb_server::PrivateAdbServer;
-use virtual_device::state::InputEvent;
-use virtual_device::{PhoneConfig, PhoneHandle, VirtualPhone};
+use mobile_device::{OutputFormat, ScreenshotOptions};
+use mobile_screenshot as screenshot;
+use virtual_phone::adb_server::PrivateAdbServer;
+use virtual_phone::state::InputEvent;
+use virtual_phone::{PhoneConfig, PhoneHandle, VirtualPhone};
 
 /// Upper bound for each whole test; a hang fails instead of blocking CI.
 const TEST_DEADLINE: Duration = Duration::from_secs(120);
@@ -184,7 +185,7 @@ async fn every_method_through_a_private_adb_server() {
         // With the ADBKeyboard IME installed and current, non-ASCII goes to it as base64.
         let dir0 = tempfile::tempdir().unwrap();
         let ime_apk = dir0.path().join("ime.apk");
-        std::fs::write(&ime_apk, virtual_device::fake_apk("com.android.adbkeyboard", "ADBKeyboard")).unwrap();
+        std::fs::write(&ime_apk, virtual_phone::fake_apk("com.android.adbkeyboard", "ADBKeyboard")).unwrap();
         d.install_app(&ime_apk, None).await.unwrap();
         phone.update_state(|s| {
             s.settings
@@ -274,7 +275,7 @@ async fn every_method_through_a_private_adb_server() {
 
         // Install (streamed, with progress) and uninstall.
         let apk = dir.path().join("hello.apk");
-        std::fs::write(&apk, virtual_device::fake_apk("com.example.hello", "Hello")).unwrap();
+        std::fs::write(&apk, virtual_phone::fake_apk("com.example.hello", "Hello")).unwrap();
         let seen = Arc::new(std::sync::Mutex::new(Vec::new()));
         let s2 = seen.clone();
         d.install_app(&apk, Some(Arc::new(move |a, b| s2.lock().unwrap().push((a, b)))))
@@ -285,7 +286,7 @@ async fn every_method_through_a_private_adb_server() {
         assert_eq!(*seen.lock().unwrap(), vec![(0, total), (total, total)]);
         assert!(d.install_app(&dir.path().join("x.ipa"), None).await.is_err());
         // A bigger package reports progress on the way, through a streamed exec.
-        let mut big = virtual_device::fake_apk("com.example.big", "Big");
+        let mut big = virtual_phone::fake_apk("com.example.big", "Big");
         big.resize(3 * 1024 * 1024 + 17, 0);
         let big_apk = dir.path().join("big.apk");
         std::fs::write(&big_apk, &big).unwrap();
@@ -444,7 +445,7 @@ async fn direct_tcp_without_an_adb_server() {
         let apk = dir.path().join("d.apk");
         std::fs::write(
             &apk,
-            virtual_device::fake_apk("com.example.direct", "Direct"),
+            virtual_phone::fake_apk("com.example.direct", "Direct"),
         )
         .unwrap();
         d.install_app(&apk, None).await.unwrap();
@@ -533,7 +534,7 @@ async fn discovery_starts_a_missing_server_on_its_own_port() {
             use std::os::unix::fs::PermissionsExt;
             std::fs::set_permissions(&wrapper, std::fs::Permissions::from_mode(0o755)).unwrap();
         }
-        let port = virtual_device::adb_server::free_port().unwrap();
+        let port = virtual_phone::adb_server::free_port().unwrap();
         let addr: std::net::SocketAddrV4 = format!("127.0.0.1:{port}").parse().unwrap();
         let backend = AndroidBackend::new(AndroidConfig {
             servers: vec![addr],

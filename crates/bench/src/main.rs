@@ -26,8 +26,8 @@ use rmcp::ServiceExt;
 use rmcp::model::{CallToolRequestParams, CallToolResult, ContentBlock};
 use rmcp::service::RunningService;
 use serde_json::{Value, json};
-use virtual_device::adb_server::PrivateAdbServer;
-use virtual_device::{PhoneConfig, PhoneHandle, VirtualPhone};
+use virtual_phone::adb_server::PrivateAdbServer;
+use virtual_phone::{PhoneConfig, PhoneHandle, VirtualPhone};
 
 #[derive(Parser, Debug)]
 #[command(about = "Benchmark mobile-mcp against a peer server on the virtual phone")]

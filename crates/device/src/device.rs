@@ -10,9 +10,9 @@ use std::time::Duration;
 
 use async_trait::async_trait;
 
+use crate::capture::ScreenshotOptions;
 use crate::error::{DeviceError, Result};
 use crate::input::{AppId, DevicePath, DeviceUrl, Locales};
-use crate::screenshot::ScreenshotOptions;
 use crate::types::*;
 
 /// Called with (bytes done, bytes total) while a long transfer runs.
@@ -50,10 +50,10 @@ pub trait Device: Send + Sync + 'static {
     async fn screen_size(&self) -> Result<ScreenSize> {
         Err(self.unsupported("reading the screen size"))
     }
-    /// Captures the screen; the server's screenshot pipeline ([`crate::screenshot`]) then
+    /// Captures the screen; the server's screenshot pipeline (`mobile-screenshot`) then
     /// scales and encodes it. `want` is what the caller will ask of the pipeline: a backend
     /// that reads raw frames may scale them while they arrive
-    /// ([`crate::screenshot::StreamScaler`]), so no full frame is held; others ignore it.
+    /// (`mobile_screenshot::StreamScaler`), so no full frame is held; others ignore it.
     async fn screenshot(&self, _want: &ScreenshotOptions) -> Result<Screenshot> {
         Err(self.unsupported("screenshots"))
     }

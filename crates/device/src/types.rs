@@ -342,7 +342,7 @@ pub enum CaptureFormat {
     },
     /// Tightly packed RGB8 rows that the backend already scaled, while the frame arrived,
     /// from a `source_width`×`source_height` screen with the caller's options
-    /// ([`crate::screenshot::StreamScaler`]).
+    /// (`mobile_screenshot::StreamScaler`).
     ScaledRgb8 {
         width: u32,
         height: u32,

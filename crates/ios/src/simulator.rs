@@ -445,10 +445,7 @@ impl Device for SimulatorDevice {
         })
     }
 
-    async fn screenshot(
-        &self,
-        _want: &mobile_device::screenshot::ScreenshotOptions,
-    ) -> Result<Screenshot> {
+    async fn screenshot(&self, _want: &mobile_device::ScreenshotOptions) -> Result<Screenshot> {
         Ok(Screenshot {
             format: CaptureFormat::Png,
             bytes: self.capture_png().await?,

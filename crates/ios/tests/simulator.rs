@@ -8,23 +8,21 @@
 
 use std::future::Future;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, OnceLock};
+use std::sync::Arc;
 use std::time::Duration;
 
+use fake_xcode::{
+    self as fake, BOOTED_UDID, LoggedCommand, NOTES_BUNDLE, NOTES_NAME, SHUTDOWN_UDID,
+    UNAVAILABLE_UDID,
+};
 use mobile_device::{
     AppId, Button, CaptureFormat, Device, DeviceBackend, DeviceError, DeviceRegistry, DeviceState,
     DeviceUrl, Locales, LogFilter, LogQuery, Orientation, Point, RecordingOptions,
 };
 use mobile_ios::{IosBackend, IosConfig};
-use virtual_device::ios::{
-    self as fake, BOOTED_UDID, LoggedCommand, NOTES_BUNDLE, NOTES_NAME, SHUTDOWN_UDID,
-    UNAVAILABLE_UDID,
-};
 
 /// Every test body is bounded.
 const TEST_DEADLINE: Duration = Duration::from_secs(120);
-/// Building the fakes, once per test process.
-const BUILD_DEADLINE: Duration = Duration::from_secs(1200);
 
 fn real() -> bool {
     std::env::var("MOBILE_MCP_TEST_IOS").is_ok_and(|v| v == "1")
@@ -48,47 +46,12 @@ fn run<F: Future<Output = ()>>(f: F) {
     });
 }
 
-/// `target/debug`, from this test binary's path (`target/debug/deps/<test>`).
-fn target_dir() -> PathBuf {
-    let exe = std::env::current_exe().unwrap();
-    exe.parent().unwrap().parent().unwrap().to_path_buf()
-}
-
-/// Builds the fakes once per test process.
+/// The fake toolchain's binaries (built once per process when stale).
 fn fake_bins() -> (PathBuf, PathBuf) {
-    static BUILT: OnceLock<(PathBuf, PathBuf)> = OnceLock::new();
-    BUILT
-        .get_or_init(|| {
-            let mut child = std::process::Command::new(env!("CARGO"))
-                .args([
-                    "build",
-                    "-q",
-                    "-p",
-                    "virtual-device",
-                    "--bin",
-                    "fake-xcrun",
-                    "--bin",
-                    "fake-idb",
-                ])
-                .spawn()
-                .expect("run cargo build");
-            // Bounded too, generously: the build may wait for other builds' locks.
-            let started = std::time::Instant::now();
-            let status = loop {
-                if let Some(status) = child.try_wait().expect("wait for cargo build") {
-                    break status;
-                }
-                if started.elapsed() > BUILD_DEADLINE {
-                    let _ = child.kill();
-                    panic!("building the fake toolchain took over {BUILD_DEADLINE:?}");
-                }
-                std::thread::sleep(Duration::from_millis(100));
-            };
-            assert!(status.success(), "building the fake toolchain failed");
-            let dir = target_dir();
-            (dir.join("fake-xcrun"), dir.join("fake-idb"))
-        })
-        .clone()
+    (
+        test_support::cargo_bin("fake-xcode", "fake-xcrun"),
+        test_support::cargo_bin("fake-xcode", "fake-idb"),
+    )
 }
 
 /// A fresh fake Mac (or the real one) and a backend on it.
@@ -646,7 +609,7 @@ fn screenshot_screen_size_and_orientation() {
         let dev = h.device().await;
         h.clear_log();
         let shot = dev
-            .screenshot(&mobile_device::screenshot::ScreenshotOptions::default())
+            .screenshot(&mobile_device::ScreenshotOptions::default())
             .await
             .unwrap();
         assert_eq!(shot.format, CaptureFormat::Png);
@@ -828,7 +791,7 @@ fn a_shut_down_simulator_says_how_to_boot_it() {
             "{e}"
         );
         let e = dev
-            .screenshot(&mobile_device::screenshot::ScreenshotOptions::default())
+            .screenshot(&mobile_device::ScreenshotOptions::default())
             .await
             .unwrap_err()
             .to_string();

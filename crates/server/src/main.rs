@@ -17,7 +17,8 @@ use mobile_mcp::policy::ToolPolicy;
 use mobile_mcp::{MobileServer, ServerOptions};
 use rmcp::ServiceExt;
 use rmcp::transport::async_rw::AsyncRwTransport;
-use virtual_device::{PhoneConfig, PhoneHandle, VirtualPhone};
+
+mod demo;
 
 const ENVIRONMENT: &str = "\
 Environment:
@@ -156,19 +157,12 @@ fn options(cli: &Cli) -> anyhow::Result<ServerOptions> {
 
 /// The device backends: the adb servers and the iOS simulators, or only the built-in
 /// virtual phone with `--demo` (kept alive by the returned handle).
-fn registry(cli: &Cli) -> anyhow::Result<(DeviceRegistry, Option<PhoneHandle>)> {
+fn registry(cli: &Cli) -> anyhow::Result<(DeviceRegistry, Option<demo::Demo>)> {
     let timeout = Duration::from_secs(cli.timeout.max(1));
     let install_timeout = Duration::from_secs(cli.install_timeout.max(1));
     let mut registry = DeviceRegistry::new();
     if cli.demo {
-        let phone = VirtualPhone::start(PhoneConfig::default())
-            .context("could not start the demo phone")?;
-        let addr = match phone.addr() {
-            std::net::SocketAddr::V4(a) => a,
-            other => anyhow::bail!("the demo phone listens on {other}, not IPv4"),
-        };
-        tracing::info!(%addr, "demo: virtual Android phone started");
-        registry.register(Arc::new(AndroidBackend::direct(addr)));
+        let phone = demo::start(&mut registry)?;
         return Ok((registry, Some(phone)));
     }
     let mut android = AndroidConfig::from_env();

@@ -10,11 +10,12 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use base64::Engine;
-use mobile_device::screenshot::{self, OutputFormat, ProcessedScreenshot, ScreenshotOptions};
 use mobile_device::{
     Button, Device, DeviceError, DevicePath, DeviceRegistry, Location, LogFilter, LogQuery,
     Platform, Point, RecordingOptions, UrlPolicy, excerpt, swipe_path,
 };
+use mobile_device::{OutputFormat, ScreenshotOptions};
+use mobile_screenshot::{self as screenshot, ProcessedScreenshot};
 use rmcp::handler::server::common::schema_for_output;
 use rmcp::handler::server::router::tool::ToolRouter;
 use rmcp::handler::server::tool::ToolCallContext;

@@ -10,7 +10,8 @@
 use std::io::{self, Write};
 
 use mobile_device::Screenshot;
-use mobile_device::screenshot::{ScreenshotOptions, StreamScaler};
+use mobile_device::ScreenshotOptions;
+use mobile_screenshot::StreamScaler;
 
 /// `PIXEL_FORMAT_RGBA_8888`.
 const RGBA_8888: u32 = 1;
@@ -181,7 +182,7 @@ impl Write for RawFrameSink {
 #[cfg(test)]
 mod tests {
     use mobile_device::CaptureFormat;
-    use mobile_device::screenshot::OutputFormat;
+    use mobile_device::OutputFormat;
 
     use super::*;
 

@@ -1,0 +1,16 @@
+//! The server's one test target: end-to-end tests that run the built `mobile-mcp` binary
+//! with real MCP clients against the virtual phone and the fake Xcode tools, and in-process
+//! router tests of the tool catalogue. One binary to link instead of one per file.
+
+/// The server binary cargo built for this test target.
+pub(crate) const SERVER: &str = env!("CARGO_BIN_EXE_mobile-mcp");
+
+mod android_e2e;
+mod faults;
+mod filter_stdio;
+mod http;
+mod ios_e2e;
+mod logging;
+mod real_device;
+mod router;
+mod stdio_catalogue;

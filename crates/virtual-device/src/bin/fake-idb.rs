@@ -1,6 +1,0 @@
-//! `fake-idb`: answers `idb ui …`, `idb list-targets`, … from the state file in
-//! `FAKE_IOS_STATE`, logging each call to `FAKE_IOS_LOG`. See `virtual_device::ios`.
-
-fn main() {
-    std::process::exit(virtual_device::ios::idb_main());
-}

@@ -1,0 +1,87 @@
+//! `virtual-device`: a stateful test phone for mobile-mcp's tests, benchmarks and `--demo`.
+//!
+//! Speaks the adbd wire protocol on loopback so the real adb server and `adb_client`
+//! drive it as a phone; also provides fake `xcrun`/`idb` executables for a simulated
+//! iPhone. Depends on none of the product crates.
+//!
+//! What it is not: an emulator. Nothing runs Android code; every program the phone offers
+//! (`pm`, `am`, `input`, `dumpsys`, `uiautomator`, `screencap`, …) is modelled in
+//! [`commands`] on top of [`state::PhoneState`], with output formats matched to real captures in
+//! `fixtures/android/` (see `SOURCES-virtual-device.md` there).
+//!
+//! # Using it in a test
+//!
+//! ```no_run
+//! use virtual_phone::{PhoneConfig, VirtualPhone, adb_server::PrivateAdbServer};
+//! let phone = VirtualPhone::start(PhoneConfig::default())?; // 127.0.0.1:<ephemeral>
+//! let adb = PrivateAdbServer::start()?;                       // adb -P <free port>, private HOME
+//! adb.connect(&phone)?;                                       // adb connect + wait for "device"
+//! let out = adb.adb(&["-s", &phone.serial(), "shell", "wm", "size"])?;
+//! assert_eq!(String::from_utf8_lossy(&out.stdout), "Physical size: 1080x2400\n");
+//! assert!(phone.injections().is_empty());                     // no unquoted metacharacters arrived
+//! # Ok::<(), std::io::Error>(())
+//! ```
+//!
+//! For `adb_client`, export [`adb_server::PrivateAdbServer::env`] first (it runs
+//! `adb start-server` without `-P`), then use `ADBServer::new(adb.socket_addr())`; or connect
+//! directly with `adb_client::tcp::ADBTcpDevice::new(phone.addr())`.
+//!
+//! # What the phone offers
+//!
+//! - **Protocol** ([`protocol`], `connection`): CNXN without AUTH (banner
+//!   `device::ro.product.name=panther;ro.product.model=Pixel 7;ro.product.device=panther;features=`),
+//!   OPEN/OKAY/WRTE/CLSE with v1 per-stream flow control, many streams at once, byte-sum checksums
+//!   on every packet, `TCP_NODELAY`, a second CNXN restarts the transport, host disconnects end
+//!   every stream. No `shell_v2`, `cmd`, `stat_v2` or `ls_v2` (so adb shell has no exit codes).
+//! - **Services**: `shell:CMD` and `shell,ARGS:CMD` (not `v2`), `shell:` (line-at-a-time),
+//!   `exec:CMD` (binary-safe), `sync:` (STAT/LSTA, LIST, SEND/DATA/DONE, RECV, QUIT, parsed as a
+//!   byte stream), `framebuffer:` (v1 header + RGBA). Anything else: `CLSE(0, id)`.
+//! - **Shell** ([`shell`]): mksh-like splitting; a line with unquoted `;` `&` `&&` `||` `|`
+//!   newline `( )`, a `$( )`/backtick substitution, or a redirection other than `/dev/null` and
+//!   `2>&1` is recorded as an injection and **not run** (adb's own `export ANDROID_LOG_TAGS=…;
+//!   exec logcat …` and `rm … </dev/null` are allowed). `sh -c STRING` is checked recursively.
+//!   Unquoted `*`, `?`, `[…]` expand against the phone's files (literal when nothing matches);
+//!   records keep the words as split, before expansion.
+//! - **Commands** ([`commands`]): `pm` (list packages [-f -3 -s -U FILTER], path, install,
+//!   uninstall, clear, list features, dump), `cmd package` (the same plus query-activities
+//!   [--brief|--components], resolve-activity [--brief|--components], `install -S N` from stdin),
+//!   `cmd locale|display|window|activity|settings|input`, `am start [-W] -n|-a -d -c`,
+//!   `am force-stop|kill|broadcast` (ADBKeyboard's `ADB_INPUT_TEXT`/`ADB_INPUT_B64`/`ADB_CLEAR_TEXT`
+//!   type into the focused field once `com.android.adbkeyboard` is installed and selected), `monkey -p PKG … 1`, `input tap|swipe|text|keyevent|press|draganddrop`,
+//!   `dumpsys window [displays|windows]|activity|package PKG|SurfaceFlinger --display-id|display|input_method`,
+//!   `wm size|density|user-rotation`, `settings get|put|delete|list`, `content insert|update|query|delete`
+//!   (settings URIs), `getprop`, `setprop`, `uiautomator dump [FILE|/dev/tty]`, `screencap [-p] [FILE]`,
+//!   `screenrecord` (until `--time-limit`, `pkill -INT screenrecord`, `kill -INT PID` or the stream
+//!   closing), `pidof`/`pgrep`, `logcat` (-d, -c, -b, -v threadtime/year/brief, -t/-T, follow),
+//!   `ps`, `ls`, `cat`, `rm`, `mkdir`, `touch`, `echo`, `true`, `false`, `id`, `whoami`, `sleep`,
+//!   `date`, `export`, `exec`, `sh -c`, `appops`. Unknown: `/system/bin/sh: X: inaccessible or not found`.
+//! - **State** ([`state`], [`scenario`] for the packages and screens): packages, activity stack,
+//!   per-screen elements and focus, settings (rotation), display, clipboard, main and crash log
+//!   buffers, files, every input event. Screens are laid out ([`layout`]) and drawn ([`render`],
+//!   cached per screen state) from the same tree `uiautomator dump` ([`uixml`]) prints.
+//! - **Records**: every shell/exec line, sync request, framebuffer and refused open is a
+//!   [`CommandRecord`] (service, command, argv per simple command, injection flag and reasons,
+//!   timestamp), kept in memory and optionally appended as JSON lines (`PhoneConfig::log_path`).
+//!
+//! Threads and `std::net` only, so it runs the same under tokio, in sync tests or in the binary.
+//! Crates used: `image` (PNG), `serde`/`serde_json` (scenarios, records), `clap` (binary flags),
+//! `tempfile` (private adb server HOME).
+
+pub mod adb_server;
+pub mod apk;
+pub mod commands;
+mod connection;
+pub mod layout;
+mod phone;
+pub mod protocol;
+pub mod render;
+pub mod scenario;
+pub mod shell;
+pub mod state;
+mod sync;
+pub mod uixml;
+
+pub use apk::fake_apk;
+pub use connection::DeviceStream;
+pub use phone::{CommandRecord, PhoneConfig, PhoneHandle, VirtualPhone, load_state};
+pub use state::PhoneState;
