@@ -15,9 +15,9 @@ use async_trait::async_trait;
 use base64::Engine as _;
 use mobile_device::ScreenshotOptions;
 use mobile_device::{
-    App, AppId, Button, Crash, Device, DeviceError, DevicePath, DeviceUrl, Element, ForegroundApp,
-    Locales, Location, LogEntry, LogField, LogQuery, Orientation, PackageName, Platform, Point,
-    ProgressFn, Recording, RecordingOptions, Result, ScreenSize, Screenshot,
+    App, AppId, Button, CoordinateUnit, Crash, Device, DeviceError, DevicePath, DeviceUrl, Element,
+    ForegroundApp, Locales, Location, LogEntry, LogField, LogQuery, Orientation, PackageName,
+    Platform, Point, ProgressFn, Recording, RecordingOptions, Result, ScreenSize, Screenshot,
 };
 use tokio::sync::{Mutex, OnceCell};
 
@@ -302,9 +302,8 @@ pub(crate) fn adb_error(
     if lower.contains("not found") && lower.contains("device") {
         return DeviceError::NotFound {
             what: format!("Device \"{id}\""),
-            hint: Some(format!(
-                "It is no longer connected to {where_}; call mobile_list_available_devices"
-            )),
+            hint: Some(format!("It is no longer connected to {where_}")),
+            next: Some(mobile_device::NextStep::ListDevices),
         };
     }
     if lower.contains("offline") {
@@ -426,6 +425,9 @@ impl Device for AndroidDevice {
 
     fn platform(&self) -> Platform {
         Platform::Android
+    }
+    fn coordinate_unit(&self) -> CoordinateUnit {
+        CoordinateUnit::Pixels
     }
 
     /// 1 round trip: `cmd package query-activities -a MAIN -c LAUNCHER`.

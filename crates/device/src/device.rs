@@ -24,6 +24,9 @@ pub trait Device: Send + Sync + 'static {
     /// The id tools take as `device`.
     fn id(&self) -> &str;
     fn platform(&self) -> Platform;
+    /// What input coordinates count on this device. With [`CoordinateUnit::Pixels`] a
+    /// screenshot's capture size is the screen size, so no size query is needed.
+    fn coordinate_unit(&self) -> CoordinateUnit;
 
     fn unsupported(&self, what: &str) -> DeviceError {
         DeviceError::unsupported(what, self.platform())

@@ -6,18 +6,27 @@ use std::time::Duration;
 use crate::types::Platform;
 
 /// What went wrong with a device operation.
+///
+/// Messages are written for the model that reads them, but never name an MCP tool: a
+/// backend that wants the model to do something next says so with a [`NextStep`], which
+/// the server words with its own tool names ([`DeviceError::message_with`]).
 #[derive(Debug, Clone, thiserror::Error, PartialEq)]
 pub enum DeviceError {
     /// The backend cannot do this on this platform (or this device).
-    #[error("{what} is not supported on {platform}{}", hint_suffix(.hint))]
+    #[error("{}", self.message_with(&NextStep::generic))]
     Unsupported {
         what: String,
         platform: Platform,
         hint: Option<String>,
+        next: Option<NextStep>,
     },
     /// A device, app, element, file or crash that does not exist.
-    #[error("{what} was not found{}", hint_suffix(.hint))]
-    NotFound { what: String, hint: Option<String> },
+    #[error("{}", self.message_with(&NextStep::generic))]
+    NotFound {
+        what: String,
+        hint: Option<String>,
+        next: Option<NextStep>,
+    },
     /// Input that passed the schema but that the device cannot accept.
     #[error("{0}")]
     InvalidInput(String),
@@ -28,11 +37,42 @@ pub enum DeviceError {
     #[error("{what} was cancelled")]
     Cancelled { what: String },
     /// The device, the adb server or a tool failed.
-    #[error("{message}{}", hint_suffix(.hint))]
+    #[error("{}", self.message_with(&NextStep::generic))]
     Backend {
         message: String,
         hint: Option<String>,
+        next: Option<NextStep>,
     },
+}
+
+/// What the model can do next to get what it needs, named by purpose; the server turns
+/// it into a sentence with the tool to call.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum NextStep {
+    /// List the devices (one went away, or the id is unknown).
+    ListDevices,
+    /// List the installed apps (an app id is unknown).
+    ListApps,
+    /// List the crash reports (a crash id is unknown).
+    ListCrashes,
+    /// Read the screen's elements.
+    ListElements,
+    /// Type the text into a field instead.
+    TypeText,
+}
+
+impl NextStep {
+    /// The step in words that name no tool (the `Display` of an error).
+    pub fn generic(self) -> String {
+        match self {
+            NextStep::ListDevices => "list the devices to see which are connected",
+            NextStep::ListApps => "list the apps to see which are installed",
+            NextStep::ListCrashes => "list the crash reports to see their ids",
+            NextStep::ListElements => "read the screen's elements",
+            NextStep::TypeText => "type the text into a field instead",
+        }
+        .to_string()
+    }
 }
 
 fn hint_suffix(hint: &Option<String>) -> String {
@@ -51,11 +91,56 @@ fn humanize(d: Duration) -> String {
 }
 
 impl DeviceError {
+    /// The message, with `step` wording the next step if there is one (the server passes
+    /// a wording that names its tools; `Display` uses [`NextStep::generic`]).
+    pub fn message_with(&self, step: &dyn Fn(NextStep) -> String) -> String {
+        let (head, hint, next) = match self {
+            DeviceError::Unsupported {
+                what,
+                platform,
+                hint,
+                next,
+            } => (format!("{what} is not supported on {platform}"), hint, next),
+            DeviceError::NotFound { what, hint, next } => {
+                (format!("{what} was not found"), hint, next)
+            }
+            DeviceError::Backend {
+                message,
+                hint,
+                next,
+            } => (message.clone(), hint, next),
+            other => return other.to_string(),
+        };
+        let mut out = head + &hint_suffix(hint);
+        if let Some(n) = next {
+            let sep = if hint.as_deref().is_some_and(|h| !h.is_empty()) {
+                "; "
+            } else {
+                ". "
+            };
+            out.push_str(sep);
+            out.push_str(&step(*n));
+        }
+        out
+    }
+
+    /// The same error with a next step for the model.
+    pub fn then(mut self, step: NextStep) -> Self {
+        match &mut self {
+            DeviceError::Unsupported { next, .. }
+            | DeviceError::NotFound { next, .. }
+            | DeviceError::Backend { next, .. } => *next = Some(step),
+            _ => {}
+        }
+        self
+    }
+
     pub fn unsupported(what: impl Into<String>, platform: Platform) -> Self {
         DeviceError::Unsupported {
             what: what.into(),
             platform,
             hint: None,
+            next: None,
         }
     }
 
@@ -68,6 +153,7 @@ impl DeviceError {
             what: what.into(),
             platform,
             hint: Some(hint.into()),
+            next: None,
         }
     }
 
@@ -75,6 +161,7 @@ impl DeviceError {
         DeviceError::NotFound {
             what: what.into(),
             hint: Some(hint.into()),
+            next: None,
         }
     }
 
@@ -82,6 +169,7 @@ impl DeviceError {
         DeviceError::Backend {
             message: message.into(),
             hint: None,
+            next: None,
         }
     }
 
@@ -89,6 +177,7 @@ impl DeviceError {
         DeviceError::Backend {
             message: message.into(),
             hint: Some(hint.into()),
+            next: None,
         }
     }
 
@@ -122,7 +211,19 @@ mod tests {
         let e = DeviceError::NotFound {
             what: "crash x".into(),
             hint: None,
+            next: None,
         };
         assert_eq!(e.to_string(), "crash x was not found");
+        let e =
+            DeviceError::not_found("app x", "It may have been removed").then(NextStep::ListApps);
+        assert_eq!(
+            e.to_string(),
+            "app x was not found. It may have been removed; list the apps to see which are installed"
+        );
+        let named = e.message_with(&|_| "call list_apps".into());
+        assert_eq!(
+            named,
+            "app x was not found. It may have been removed; call list_apps"
+        );
     }
 }

@@ -29,7 +29,7 @@ pub mod types;
 
 pub use capture::{DEFAULT_JPEG_QUALITY, DEFAULT_MAX_SIZE, OutputFormat, ScreenshotOptions};
 pub use device::{Device, ProgressFn};
-pub use error::{DeviceError, Result};
+pub use error::{DeviceError, NextStep, Result};
 pub use input::{
     AppId, BundleId, DevicePath, DeviceUrl, Locales, PackageName, UrlPolicy, ValidationError,
     excerpt,

@@ -11,7 +11,7 @@ use std::sync::{Arc, Mutex};
 use async_trait::async_trait;
 
 use crate::device::Device;
-use crate::error::{DeviceError, Result};
+use crate::error::{DeviceError, NextStep, Result};
 use crate::types::DeviceInfo;
 
 /// What one backend found.
@@ -103,22 +103,21 @@ impl DeviceRegistry {
         let Some(info) = listing.devices.iter().find(|d| d.id == id) else {
             let known: Vec<&str> = listing.devices.iter().map(|d| d.id.as_str()).collect();
             let hint = if known.is_empty() {
-                "No devices are connected. Call mobile_list_available_devices to see what was looked for".to_string()
+                "No devices are connected".to_string()
             } else {
-                format!(
-                    "Known devices: {}. Call mobile_list_available_devices to see them all",
-                    known.join(", ")
-                )
+                format!("Known devices: {}", known.join(", "))
             };
             return Err(DeviceError::NotFound {
                 what: format!("Device {}", crate::input::excerpt(id)),
                 hint: Some(hint),
+                next: Some(NextStep::ListDevices),
             });
         };
         if !info.state.is_usable() {
             return Err(DeviceError::Backend {
                 message: format!("Device {} is {}", crate::input::excerpt(id), info.state),
                 hint: info.hint.clone(),
+                next: None,
             });
         }
         let backend = {
@@ -198,6 +197,9 @@ mod tests {
         fn platform(&self) -> Platform {
             Platform::Android
         }
+        fn coordinate_unit(&self) -> crate::types::CoordinateUnit {
+            crate::types::CoordinateUnit::Pixels
+        }
     }
 
     struct Backend {
@@ -247,9 +249,20 @@ mod tests {
         assert_eq!(b.opens.load(Ordering::SeqCst), 1);
         let e = r.resolve("b").await.err().unwrap();
         assert_eq!(e.to_string(), "Device \"b\" is offline. run adb reconnect");
-        let e = r.resolve("zz").await.err().unwrap().to_string();
+        let e = r.resolve("zz").await.err().unwrap();
+        assert!(
+            matches!(
+                e,
+                DeviceError::NotFound {
+                    next: Some(NextStep::ListDevices),
+                    ..
+                }
+            ),
+            "{e}"
+        );
+        let e = e.to_string();
         assert!(e.contains("Device \"zz\" was not found"), "{e}");
-        assert!(e.contains("mobile_list_available_devices"), "{e}");
+        assert!(e.contains("list the devices"), "{e}");
         let l = r.list().await;
         assert_eq!(l.devices.len(), 2);
         assert_eq!(l.notes, vec!["looked at 127.0.0.1:5037".to_string()]);

@@ -227,12 +227,33 @@ impl fmt::Display for Orientation {
     }
 }
 
+/// The unit of a device's input coordinates: what a tap's x and y count.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum CoordinateUnit {
+    /// Physical pixels: input coordinates are the screen capture's (Android).
+    Pixels,
+    /// Points: the capture has `scale` pixels per point (iOS).
+    Points,
+}
+
+impl CoordinateUnit {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            CoordinateUnit::Pixels => "pixels",
+            CoordinateUnit::Points => "points",
+        }
+    }
+}
+
 /// Screen size in the device's input coordinates.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct ScreenSize {
-    /// Width in input coordinates (pixels on Android, points on iOS).
+    /// Width in input coordinates (see `unit`).
     pub width: u32,
     pub height: u32,
+    /// What the coordinates count.
+    pub unit: CoordinateUnit,
     /// Pixels per coordinate unit (Android: density/160; iOS: the display scale).
     pub scale: f64,
     /// Android density in dpi, where known.
@@ -572,6 +593,7 @@ mod tests {
     #[test]
     fn swipe_stays_on_screen() {
         let s = ScreenSize {
+            unit: CoordinateUnit::Pixels,
             width: 1080,
             height: 2400,
             scale: 2.625,

@@ -8,9 +8,9 @@ use std::time::{Duration, Instant};
 
 use async_trait::async_trait;
 use mobile_device::{
-    App, AppId, BundleId, Button, CaptureFormat, Device, DeviceError, DeviceUrl, Element,
-    ForegroundApp, Locales, Location, LogEntry, LogQuery, Orientation, Platform, Point, ProgressFn,
-    Recording, RecordingOptions, Result, ScreenSize, Screenshot,
+    App, AppId, BundleId, Button, CaptureFormat, CoordinateUnit, Device, DeviceError, DeviceUrl,
+    Element, ForegroundApp, Locales, Location, LogEntry, LogQuery, Orientation, Platform, Point,
+    ProgressFn, Recording, RecordingOptions, Result, ScreenSize, Screenshot,
 };
 use tokio::process::{Child, Command};
 use tokio::sync::Mutex;
@@ -258,6 +258,9 @@ impl Device for SimulatorDevice {
     fn platform(&self) -> Platform {
         Platform::Ios
     }
+    fn coordinate_unit(&self) -> CoordinateUnit {
+        CoordinateUnit::Points
+    }
 
     async fn list_apps(&self) -> Result<Vec<App>> {
         let mut apps: Vec<App> = self
@@ -438,6 +441,7 @@ impl Device for SimulatorDevice {
             .and_then(|(w, _)| scale_from(pw, w))
             .unwrap_or_else(|| scale_for_model(self.model.as_deref().unwrap_or(&self.name)));
         Ok(ScreenSize {
+            unit: CoordinateUnit::Points,
             width: (pw as f64 / scale).round() as u32,
             height: (ph as f64 / scale).round() as u32,
             scale,

@@ -11,8 +11,8 @@ use std::time::Duration;
 
 use base64::Engine;
 use mobile_device::{
-    Button, Device, DeviceError, DevicePath, DeviceRegistry, Location, LogFilter, LogQuery,
-    Platform, Point, RecordingOptions, UrlPolicy, excerpt, swipe_path,
+    Button, CoordinateUnit, Device, DeviceError, DevicePath, DeviceRegistry, Location, LogFilter,
+    LogQuery, NextStep, Point, RecordingOptions, UrlPolicy, excerpt, swipe_path,
 };
 use mobile_device::{OutputFormat, ScreenshotOptions};
 use mobile_screenshot::{self as screenshot, ProcessedScreenshot};
@@ -73,7 +73,18 @@ struct Failure(String);
 
 impl From<DeviceError> for Failure {
     fn from(e: DeviceError) -> Self {
-        Failure(e.to_string())
+        Failure(e.message_with(&next_step))
+    }
+}
+
+/// A backend's next step for the model, worded with the tool that takes it.
+fn next_step(step: NextStep) -> String {
+    match step {
+        NextStep::ListDevices => "call mobile_list_available_devices to see the devices".into(),
+        NextStep::ListApps => "call mobile_list_apps to see the installed apps".into(),
+        NextStep::ListCrashes => "crash ids come from mobile_list_crashes".into(),
+        NextStep::ListElements => "call mobile_list_elements_on_screen to see the screen".into(),
+        NextStep::TypeText => "type the text with mobile_type_keys instead".into(),
     }
 }
 
@@ -245,10 +256,11 @@ impl MobileServer {
             "screenshot stages"
         );
         let processed = processed?;
-        // Android taps in pixels, so the screen is the capture; iOS taps in points.
-        let screen = match device.platform() {
-            Platform::Android => (processed.source_width, processed.source_height),
-            Platform::Ios => {
+        // A device that taps in pixels has the capture's size; one that taps in points
+        // is asked for its size in points.
+        let screen = match device.coordinate_unit() {
+            CoordinateUnit::Pixels => (processed.source_width, processed.source_height),
+            CoordinateUnit::Points => {
                 let s = self
                     .run(ctx, "reading the screen size", device.screen_size())
                     .await?;
@@ -588,10 +600,7 @@ impl MobileServer {
                 let s = self
                     .run(&ctx, "reading the screen size", d.screen_size())
                     .await?;
-                let unit = match d.platform() {
-                    Platform::Android => "pixels",
-                    Platform::Ios => "points",
-                };
+                let unit = s.unit.as_str();
                 structured(
                     format!(
                         "Screen size is {}x{} {unit} (scale {})",

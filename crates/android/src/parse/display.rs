@@ -5,7 +5,7 @@
 //! `wm density` likewise (AOSP `WindowManagerShellCommand`). The override is what
 //! apps and `input` use, so it wins.
 
-use mobile_device::{Orientation, ScreenSize};
+use mobile_device::{CoordinateUnit, Orientation, ScreenSize};
 
 fn dims(v: &str) -> Option<(u32, u32)> {
     let (w, h) = v.trim().split_once('x')?;
@@ -31,6 +31,7 @@ pub fn parse_wm(text: &str) -> Option<ScreenSize> {
     let (width, height) = overridden.or(physical)?;
     let density = od.or(pd);
     Some(ScreenSize {
+        unit: CoordinateUnit::Pixels,
         width,
         height,
         scale: density.map(|d| d as f64 / 160.0).unwrap_or(1.0),

@@ -47,6 +47,9 @@ impl Device for Double {
     fn platform(&self) -> Platform {
         Platform::Android
     }
+    fn coordinate_unit(&self) -> CoordinateUnit {
+        CoordinateUnit::Pixels
+    }
     async fn list_apps(&self) -> Result<Vec<App>> {
         self.calls.push("list_apps".into());
         Ok(vec![App {
@@ -86,6 +89,7 @@ impl Device for Double {
     async fn screen_size(&self) -> Result<ScreenSize> {
         self.calls.push("screen_size".into());
         Ok(ScreenSize {
+            unit: CoordinateUnit::Pixels,
             width: 1080,
             height: 2400,
             scale: 2.625,
