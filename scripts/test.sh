@@ -1,18 +1,22 @@
 #!/usr/bin/env bash
 # The one test command: formatting, lints, and the whole test suite.
-# Installs what it needs on a fresh machine (the Debian `adb` package for the
-# virtual-phone tests; the pinned MCP clients for the interop and conformance runs,
+# Installs what it needs on a fresh machine (the Debian `adb` and `tesseract-ocr`
+# packages; the pinned MCP clients for the interop and conformance runs,
 # once, into .cache/). Usage: scripts/test.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-if ! command -v adb >/dev/null 2>&1; then
-  echo "== installing adb (Debian package)"
-  if [ "$(id -u)" = 0 ]; then
-    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq adb >/dev/null
-  else
-    sudo apt-get update -qq && sudo DEBIAN_FRONTEND=noninteractive apt-get install -y -qq adb >/dev/null
-  fi
+# Debian packages the tests use: `adb` (the real adb server, for the virtual-phone tests)
+# and `tesseract-ocr` (reading text back from screenshots).
+missing=()
+command -v adb >/dev/null 2>&1 || missing+=(adb)
+command -v tesseract >/dev/null 2>&1 || missing+=(tesseract-ocr)
+if [ "${#missing[@]}" -gt 0 ]; then
+  echo "== installing ${missing[*]} (Debian packages)"
+  sudo=()
+  [ "$(id -u)" = 0 ] || sudo=(sudo)
+  "${sudo[@]}" apt-get update -qq
+  "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
 fi
 
 echo "== cargo fmt --check"

@@ -7,7 +7,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
-# Versions from ../shared/reference/mcp-clients.md. Change one and the stamp changes,
+# Pinned client versions (the ones checked in README.md). Change one and the stamp changes,
 # so the next run reinstalls.
 NODE_VERSION=22.23.3
 TS_SDK_VERSION=1.32.2
