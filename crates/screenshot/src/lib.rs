@@ -1,7 +1,7 @@
 //! `mobile-screenshot`: the one screenshot pipeline of mobile-mcp. Decodes what a device
 //! captured, scales it with an area (box) filter, and encodes it as JPEG or PNG.
 //!
-//! For: the server, which hands every capture to [`process`], and backends that read a raw
+//! For: the server, which hands every capture to [`process()`], and backends that read a raw
 //! framebuffer from a socket, which scale it while it arrives with [`StreamScaler`].
 //!
 //! Not for: capturing (the backends do that) or the options' types, which live in

@@ -77,9 +77,9 @@ pub fn target_size(w: u32, h: u32, opts: &ScreenshotOptions) -> (u32, u32) {
 /// grey, 16-bit or interlaced PNG) are decoded whole by `image` first. A frame already
 /// scaled to the asked size ([`StreamScaler`](crate::StreamScaler)) is only encoded.
 ///
-/// The scaled rows leave the downscaler in bands of [`jpeg::BAND_ROWS`] rows. A JPEG is encoded band by
-/// band on two threads while the later rows are still being inflated and scaled
-/// ([`crate::jpeg`]); a PNG is encoded whole once every band has arrived. The server
+/// The scaled rows leave the downscaler in bands of a few MCU rows (`jpeg::BAND_ROWS`). A
+/// JPEG is encoded band by band on two threads while the later rows are still being
+/// inflated and scaled (the crate's private `jpeg` module); a PNG is encoded whole once every band has arrived. The server
 /// calls this from tokio's blocking pool.
 pub fn process(capture: &Screenshot, opts: &ScreenshotOptions) -> Result<ProcessedScreenshot> {
     check_options(opts)?;
