@@ -25,6 +25,7 @@ pub struct IosBackend {
 }
 
 impl IosBackend {
+    /// A backend that runs the tools `config` names.
     pub fn new(config: IosConfig) -> Self {
         let tools = Arc::new(Tools {
             xcrun: config.xcrun.clone(),
@@ -44,6 +45,7 @@ impl IosBackend {
         Self::new(IosConfig::from_env())
     }
 
+    /// The configuration this backend was made with.
     pub fn config(&self) -> &IosConfig {
         &self.config
     }
@@ -69,7 +71,7 @@ impl IosBackend {
 }
 
 /// How a simulator appears in the device list.
-pub fn device_info(d: &SimDevice) -> DeviceInfo {
+pub(crate) fn device_info(d: &SimDevice) -> DeviceInfo {
     let (state, hint) = if !d.available {
         (
             DeviceState::Other("unavailable".into()),

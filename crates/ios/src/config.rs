@@ -88,6 +88,7 @@ impl IosConfig {
         }
     }
 
+    /// The deadline of every tool call.
     pub fn timeout(mut self, timeout: Duration) -> Self {
         self.timeout = timeout;
         self

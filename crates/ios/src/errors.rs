@@ -3,7 +3,7 @@
 //! simctl's exit code is the NSError code modulo 256 (405 → 149, 404 → 148, …), which
 //! says little about the domain, so the stderr sentence decides; the code is a tiebreak.
 
-use mobile_device::{DeviceError, Platform};
+use mobile_device::{DeviceError, NextStep, Platform};
 
 use crate::process::Output;
 
@@ -80,16 +80,18 @@ pub(crate) fn simctl_error(ctx: &Context<'_>, out: &Output) -> DeviceError {
         ),
         SimctlFailure::InvalidDevice => DeviceError::not_found(
             format!("Simulator {}", ctx.udid),
-            "It may have been deleted; call mobile_list_available_devices to see the simulators",
-        ),
+            "It may have been deleted",
+        )
+        .then(NextStep::ListDevices),
         SimctlFailure::NoneBooted => DeviceError::backend_with_hint(
             "No simulator is booted",
             "Boot one with `xcrun simctl boot <udid>`",
         ),
         SimctlFailure::AppNotInstalled => DeviceError::not_found(
             format!("App {subject} on simulator {}", ctx.udid),
-            "It is not installed (or could not be opened); call mobile_list_apps to see the installed apps",
-        ),
+            "It is not installed (or could not be opened)",
+        )
+        .then(NextStep::ListApps),
         SimctlFailure::NoUrlHandler => DeviceError::backend_with_hint(
             format!("No app on simulator {} can open {subject}", ctx.udid),
             "Install an app that handles this URL scheme, or use an http(s) URL",

@@ -7,6 +7,11 @@
 //! argv arrays, never a host shell; a deadline on every call (30 s by default); stderr
 //! kept for the error; the child killed when a call is dropped.
 //!
+//! For: the server, which registers an [`IosBackend`] beside the Android one. Errors are
+//! [`mobile_device::DeviceError`]s whose messages name no MCP tool: where the model
+//! should do something next (list the simulators, the apps, the screen's elements) the
+//! error carries a [`mobile_device::NextStep`] that the server words.
+//!
 //! Not for: real iOS devices, or anything needing an agent app on the simulator.
 //!
 //! ```no_run
@@ -24,12 +29,14 @@
 //! in portrait space on a rotated simulator, so taps in landscape are not remapped yet.
 //!
 //! Parsers are pure functions in [`parse`], tested against captures in `fixtures/ios/`.
-//! `tests/simulator.rs` drives [`IosBackend`] against `fake-xcrun`/`fake-idb` from the
-//! `virtual-device` crate; with `MOBILE_MCP_TEST_IOS=1` on a Mac, its real-capable tests
+//! `tests/simulator/` drives [`IosBackend`] against `fake-xcrun`/`fake-idb` from the
+//! `fake-xcode` test crate; with `MOBILE_MCP_TEST_IOS=1` on a Mac, its real-capable tests
 //! run against the real tools instead.
 //! Crates used: `plist` reads `simctl listapps`' OpenStep plist (its ASCII reader), so
 //! no `plutil` is needed; `zip` unpacks zipped `.app` bundles for install; `tempfile`
 //! holds screenshots and unpacked bundles.
+
+#![warn(missing_docs)]
 
 mod backend;
 mod config;

@@ -9,8 +9,8 @@ use std::time::{Duration, Instant};
 use async_trait::async_trait;
 use mobile_device::{
     App, AppId, BundleId, Button, CaptureFormat, CoordinateUnit, Device, DeviceError, DeviceUrl,
-    Element, ForegroundApp, Locales, Location, LogEntry, LogQuery, Orientation, Platform, Point,
-    ProgressFn, Recording, RecordingOptions, Result, ScreenSize, Screenshot,
+    Element, ForegroundApp, Locales, Location, LogEntry, LogQuery, NextStep, Orientation, Platform,
+    Point, ProgressFn, Recording, RecordingOptions, Result, ScreenSize, Screenshot,
 };
 use tokio::process::{Child, Command};
 use tokio::sync::Mutex;
@@ -98,10 +98,12 @@ impl SimulatorDevice {
         }
     }
 
+    /// The simulator's UDID.
     pub fn udid(&self) -> &str {
         &self.udid
     }
 
+    /// The simulator's name.
     pub fn name(&self) -> &str {
         &self.name
     }
@@ -380,8 +382,9 @@ impl Device for SimulatorDevice {
         {
             return Err(DeviceError::not_found(
                 format!("App {bid} on simulator {}", self.udid),
-                "It is not installed; call mobile_list_apps to see the installed apps",
-            ));
+                "It is not installed",
+            )
+            .then(NextStep::ListApps));
         }
         self.simctl_ok(
             argv!["uninstall", &self.udid, bid.as_str()],
@@ -419,10 +422,11 @@ impl Device for SimulatorDevice {
                 "reading the foreground app",
                 Platform::Ios,
                 format!(
-                    "the app in front is named {:?} in the accessibility tree, which matches no installed app; call mobile_list_elements_on_screen to see the screen",
+                    "the app in front is named {:?} in the accessibility tree, which matches no installed app",
                     label.unwrap_or_default()
                 ),
-            )),
+            )
+            .then(NextStep::ListElements)),
         }
     }
 

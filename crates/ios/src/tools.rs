@@ -19,7 +19,7 @@ pub(crate) struct Tools {
 }
 
 impl Tools {
-    pub fn xcrun(&self) -> Result<&PathBuf, DeviceError> {
+    pub(crate) fn xcrun(&self) -> Result<&PathBuf, DeviceError> {
         self.xcrun.as_ref().ok_or_else(|| {
             DeviceError::backend_with_hint(
                 "xcrun was not found",
@@ -29,11 +29,15 @@ impl Tools {
     }
 
     /// Runs `xcrun simctl <args>`; a non-zero exit is returned, not raised.
-    pub async fn simctl(&self, args: Vec<OsString>, what: &str) -> Result<Output, DeviceError> {
+    pub(crate) async fn simctl(
+        &self,
+        args: Vec<OsString>,
+        what: &str,
+    ) -> Result<Output, DeviceError> {
         self.simctl_with_input(args, None, what).await
     }
 
-    pub async fn simctl_with_input(
+    pub(crate) async fn simctl_with_input(
         &self,
         args: Vec<OsString>,
         stdin: Option<&[u8]>,
@@ -47,7 +51,7 @@ impl Tools {
     }
 
     /// Runs `idb <args>`; a missing idb is an Unsupported error with install steps.
-    pub async fn idb(&self, args: Vec<OsString>, what: &str) -> Result<Output, DeviceError> {
+    pub(crate) async fn idb(&self, args: Vec<OsString>, what: &str) -> Result<Output, DeviceError> {
         let idb = self.idb.as_ref().ok_or_else(|| errors::idb_missing(what))?;
         process::run(idb, &args, None, &self.env, self.timeout, what).await
     }

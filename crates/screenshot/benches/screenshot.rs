@@ -1,7 +1,7 @@
 //! The screenshot pipeline on a phone-sized capture: 1080×2400 PNG (what `screencap -p` sends)
 //! and a raw RGBA framebuffer (what `screencap` without `-p` sends), each decoded, scaled to a
 //! longest side of 1024 and encoded as JPEG q75 (the defaults of `mobile_take_screenshot`).
-//! Throughput is in bytes of the capture. Run with `cargo bench -p mobile-device --bench screenshot`.
+//! Throughput is in bytes of the capture. Run with `cargo bench -p mobile-screenshot --bench screenshot`.
 
 use std::hint::black_box;
 use std::io::Cursor;
@@ -145,7 +145,7 @@ fn bench(c: &mut Criterion) {
         );
     }
     // What we ship: the same scaled image through `process` (a frame that arrives already
-    // scaled is only encoded), i.e. 64-row bands on two threads, written again with fitted
+    // scaled is only encoded), i.e. 32-row bands on two threads, written again with fitted
     // Huffman tables.
     let scaled = Screenshot {
         format: CaptureFormat::ScaledRgb8 {

@@ -86,7 +86,7 @@ fn int(cmd: &str, name: &str, v: Option<&String>) -> Result<f64, Reply> {
 }
 
 /// Runs `idb <args>` against the state.
-pub fn run(state: &mut IosState, args: &[String]) -> Reply {
+pub(crate) fn run(state: &mut IosState, args: &[String]) -> Reply {
     let p = match parse(args) {
         Ok(p) => p,
         Err(r) => return r,

@@ -6,7 +6,7 @@ use std::fmt::Write;
 
 /// JSON with keys kept in insertion order.
 #[derive(Debug, Clone, PartialEq)]
-pub enum J {
+pub(crate) enum J {
     Null,
     Bool(bool),
     Num(f64),
@@ -17,15 +17,15 @@ pub enum J {
 }
 
 impl J {
-    pub fn s(v: impl Into<String>) -> J {
+    pub(crate) fn s(v: impl Into<String>) -> J {
         J::Str(v.into())
     }
 
-    pub fn opt(v: Option<impl Into<String>>) -> J {
+    pub(crate) fn opt(v: Option<impl Into<String>>) -> J {
         v.map(|s| J::Str(s.into())).unwrap_or(J::Null)
     }
 
-    pub fn obj(pairs: Vec<(&str, J)>) -> J {
+    pub(crate) fn obj(pairs: Vec<(&str, J)>) -> J {
         J::Obj(pairs.into_iter().map(|(k, v)| (k.to_string(), v)).collect())
     }
 }
@@ -107,14 +107,14 @@ fn flat(out: &mut String, v: &J, style: Style) {
 }
 
 /// idb companion's one-line compact JSON.
-pub fn compact(v: &J) -> String {
+pub(crate) fn compact(v: &J) -> String {
     let mut out = String::new();
     flat(&mut out, v, Style::Compact);
     out
 }
 
 /// Python `json.dumps` with default separators and `ensure_ascii`.
-pub fn python(v: &J) -> String {
+pub(crate) fn python(v: &J) -> String {
     let mut out = String::new();
     flat(&mut out, v, Style::Python);
     out
@@ -122,7 +122,7 @@ pub fn python(v: &J) -> String {
 
 /// simctl's pretty JSON (NSJSONSerialization): `"key" : value`, two-space indent,
 /// `/` escaped, and an empty array printed as `[\n\n<indent>]`.
-pub fn simctl(v: &J) -> String {
+pub(crate) fn simctl(v: &J) -> String {
     fn go(out: &mut String, v: &J, depth: usize) {
         let pad = "  ".repeat(depth + 1);
         let close = "  ".repeat(depth);

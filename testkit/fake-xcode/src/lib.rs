@@ -1,8 +1,29 @@
-//! The simulated Mac behind `fake-xcrun` and `fake-idb`: a few iOS simulators kept in a
-//! JSON state file, driven by the same argv the real `xcrun simctl` and `idb` take, and
-//! answering in their formats, byte for byte where the reference has captures (simctl's
-//! `"key" : value` JSON with `\/`, listapps' OpenStep plist, `com.foo: 12345` launch
-//! lines, idb's one-line JSON and NDJSON), with their exit codes and stderr sentences.
+//! `fake-xcode`: the simulated Mac behind the `fake-xcrun` and `fake-idb` test programs.
+//! A few iOS simulators are kept in a JSON state file, driven by the same argv the real
+//! `xcrun simctl` and `idb` take, and answer in their formats, byte for byte where the
+//! reference has captures (simctl's `"key" : value` JSON with `\/`, listapps' OpenStep
+//! plist, `com.foo: 12345` launch lines, idb's one-line JSON and NDJSON), with their exit
+//! codes and stderr sentences.
+//!
+//! For: the tests of `mobile-ios` (`crates/ios/tests/simulator/`) and the server's iOS
+//! end-to-end tests, which point `IosConfig` at the two programs (found with
+//! `test_support::cargo_bin("fake-xcode", "fake-xcrun")`) and then read the state file
+//! and the command log to check what the backend did.
+//!
+//! Not for: emulating a simulator's behaviour beyond what those tests need (no
+//! runtimes, no real apps, no rendering: screenshots are generated PNGs), or for use
+//! outside tests.
+//!
+//! ```
+//! use fake_xcode::{BOOTED_UDID, default_state, run_xcrun};
+//!
+//! // In memory, no files: what `xcrun simctl list devices -j` would print.
+//! let mut state = default_state();
+//! let args: Vec<String> = ["simctl", "list", "devices", "-j"].map(String::from).to_vec();
+//! let reply = run_xcrun(&mut state, &args, b"");
+//! assert_eq!(reply.code, 0);
+//! assert!(String::from_utf8_lossy(&reply.stdout).contains(BOOTED_UDID));
+//! ```
 //!
 //! - `FAKE_IOS_STATE`: the state file ([`IosState`]); write one with [`write_default_state`].
 //! - `FAKE_IOS_LOG`: optional; every call appends `{"tool":"xcrun"|"idb","argv":[…]}`
@@ -11,6 +32,8 @@
 //! Commands that change the device (boot, launch, terminate, install, uninstall,
 //! openurl, taps that open apps or focus fields, typing, buttons, rotation, pbcopy,
 //! location) rewrite the state file.
+
+#![warn(missing_docs)]
 
 mod idb;
 mod json;
@@ -36,8 +59,11 @@ pub const LOG_ENV: &str = "FAKE_IOS_LOG";
 /// What one fake invocation prints and returns.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Reply {
+    /// What the tool prints on stdout.
     pub stdout: Vec<u8>,
+    /// What the tool prints on stderr.
     pub stderr: String,
+    /// The exit code.
     pub code: i32,
 }
 

@@ -5,7 +5,7 @@
 
 /// A plist value.
 #[derive(Debug, Clone, PartialEq)]
-pub enum P {
+pub(crate) enum P {
     Str(String),
     Dict(Vec<(String, P)>),
     Arr(Vec<P>),
@@ -74,7 +74,7 @@ fn go(out: &mut String, v: &P, depth: usize) {
 }
 
 /// The description text of a top-level dictionary, with a final newline.
-pub fn description(v: &P) -> String {
+pub(crate) fn description(v: &P) -> String {
     let mut out = String::new();
     go(&mut out, v, 0);
     out.push('\n');

@@ -259,7 +259,7 @@ fn element_json(e: &UiElement, nested: bool, out: &mut Vec<J>) -> J {
 }
 
 /// `idb ui describe-all` (flat) or `--nested`.
-pub fn describe_all(sim: &Simulator, nested: bool) -> J {
+pub(crate) fn describe_all(sim: &Simulator, nested: bool) -> J {
     let (w, h) = sim.points();
     let label = sim.application_label();
     let mut root = ax(
@@ -288,7 +288,7 @@ pub fn describe_all(sim: &Simulator, nested: bool) -> J {
 }
 
 /// `idb ui describe-point X Y`: the deepest element there, or `null`.
-pub fn describe_point(sim: &Simulator, x: f64, y: f64) -> J {
+pub(crate) fn describe_point(sim: &Simulator, x: f64, y: f64) -> J {
     let visible = sim.visible();
     let Some(path) = hit_path(&visible, x, y) else {
         return J::Null;
@@ -306,7 +306,7 @@ pub fn describe_point(sim: &Simulator, x: f64, y: f64) -> J {
 
 /// The tree idb answers while an app is still launching: one element with no type and
 /// an empty frame.
-pub fn empty_tree() -> J {
+pub(crate) fn empty_tree() -> J {
     J::Arr(vec![
         J::Obj(ax("", None, None, None, (0.0, 0.0, 0.0, 0.0))).with_null_type(),
     ])

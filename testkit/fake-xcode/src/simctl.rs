@@ -360,7 +360,7 @@ fn read_info_plist(app: &Path) -> Option<FakeApp> {
 }
 
 /// Runs `simctl <args>` against the state; `stdin` feeds `pbcopy`.
-pub fn run(state: &mut IosState, args: &[String], stdin: &[u8]) -> Reply {
+pub(crate) fn run(state: &mut IosState, args: &[String], stdin: &[u8]) -> Reply {
     let Some(sub) = args.first() else {
         return Reply::err(
             1,

@@ -14,6 +14,7 @@ pub struct IosState {
     /// Where `dataPath`/`logPath` point (`/Users/dev`).
     #[serde(default = "default_home")]
     pub home: String,
+    /// The simulators `simctl list` shows, in order.
     pub simulators: Vec<Simulator>,
     /// Runtime identifiers listed even when no simulator uses them (printed as `[\n\n    ]`).
     #[serde(default)]
@@ -33,7 +34,9 @@ fn portrait() -> String {
 /// One simulator.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Simulator {
+    /// The simulator's UDID.
     pub udid: String,
+    /// Its name (`iPhone 16 Pro`).
     pub name: String,
     /// `com.apple.CoreSimulator.SimRuntime.iOS-18-5`.
     pub runtime: String,
@@ -42,23 +45,31 @@ pub struct Simulator {
     /// `Booted` or `Shutdown`.
     pub state: String,
     #[serde(default = "yes")]
+    /// `isAvailable`: false when its runtime is missing.
     pub available: bool,
     #[serde(default)]
+    /// `availabilityError`, for an unavailable simulator.
     pub availability_error: Option<String>,
     #[serde(default)]
+    /// `lastBootedAt`, where printed.
     pub last_booted_at: Option<String>,
     #[serde(default)]
+    /// `dataPathSize` in bytes, where printed.
     pub data_path_size: Option<u64>,
     #[serde(default)]
+    /// `logPathSize` in bytes, where printed.
     pub log_path_size: Option<u64>,
     /// Screen size in points (portrait) and the scale.
     pub width_points: u32,
+    /// Screen height in points (portrait).
     pub height_points: u32,
+    /// Pixels per point (2 or 3).
     pub scale: u32,
     /// `PORTRAIT`, `PORTRAIT_UPSIDE_DOWN`, `LANDSCAPE_LEFT`, `LANDSCAPE_RIGHT`.
     #[serde(default = "portrait")]
     pub orientation: String,
     #[serde(default)]
+    /// Installed apps, system apps included.
     pub apps: Vec<FakeApp>,
     /// Running apps: bundle id → pid.
     #[serde(default)]
@@ -67,6 +78,7 @@ pub struct Simulator {
     #[serde(default)]
     pub foreground: Option<String>,
     #[serde(default = "first_pid")]
+    /// The pid the next launch gets.
     pub next_pid: u32,
     /// Accessibility trees per app (bundle id) below its `Application` element; the
     /// home screen is generated from the installed apps.
@@ -79,13 +91,16 @@ pub struct Simulator {
     #[serde(default)]
     pub launch_args: BTreeMap<String, Vec<String>>,
     #[serde(default)]
+    /// URLs opened with `simctl openurl`, in order.
     pub opened_urls: Vec<String>,
     #[serde(default)]
+    /// The pasteboard (`pbcopy`/`pbpaste`).
     pub clipboard: String,
     /// `lat,lon` set with `simctl location … set`.
     #[serde(default)]
     pub location: Option<String>,
     #[serde(default)]
+    /// The unified log that `simctl spawn … log show` prints.
     pub logs: Vec<FakeLog>,
     /// Buttons pressed through idb, in order.
     #[serde(default)]
@@ -103,6 +118,7 @@ fn first_pid() -> u32 {
 /// An installed app.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct FakeApp {
+    /// `CFBundleIdentifier`.
     pub bundle_id: String,
     /// `CFBundleName`.
     pub name: String,
@@ -115,6 +131,7 @@ pub struct FakeApp {
     #[serde(default = "one")]
     pub version: String,
     #[serde(default)]
+    /// URL schemes the app handles (for `simctl openurl`).
     pub url_schemes: Vec<String>,
     /// Executable name (`CFBundleExecutable`); defaults to the name without spaces.
     #[serde(default)]
@@ -129,10 +146,12 @@ fn one() -> String {
 }
 
 impl FakeApp {
+    /// The home-screen name: the display name, else the bundle name.
     pub fn shown_name(&self) -> &str {
         self.display_name.as_deref().unwrap_or(&self.name)
     }
 
+    /// The executable's name (`CFBundleExecutable`).
     pub fn executable(&self) -> String {
         self.executable.clone().unwrap_or_else(|| {
             self.name
@@ -150,26 +169,36 @@ pub struct UiElement {
     #[serde(rename = "type")]
     pub kind: String,
     #[serde(default)]
+    /// `AXLabel`.
     pub label: Option<String>,
     #[serde(default)]
+    /// `AXValue`.
     pub value: Option<String>,
     #[serde(default)]
+    /// `AXUniqueId`.
     pub id: Option<String>,
+    /// Left edge, in points.
     pub x: f64,
+    /// Top edge, in points.
     pub y: f64,
+    /// Width, in points.
     pub width: f64,
+    /// Height, in points.
     pub height: f64,
     #[serde(default)]
+    /// Whether the element has the keyboard focus.
     pub focused: bool,
     /// What a tap does: `launch:<bundle id>`, `home`, `show:<bundle id>` (switch the
     /// screen shown for the current app), or nothing. Text fields take focus anyway.
     #[serde(default)]
     pub on_tap: Option<String>,
     #[serde(default)]
+    /// Nested elements (printed by `describe-all --nested`).
     pub children: Vec<UiElement>,
 }
 
 impl UiElement {
+    /// An element of `kind` labelled `label` with the frame x, y, width, height.
     pub fn new(kind: &str, label: &str, (x, y, width, height): (f64, f64, f64, f64)) -> Self {
         UiElement {
             kind: kind.into(),
@@ -201,6 +230,7 @@ impl UiElement {
         self
     }
 
+    /// Whether the point (`x`, `y`) is inside the element's frame.
     pub fn contains(&self, x: f64, y: f64) -> bool {
         x >= self.x && y >= self.y && x < self.x + self.width && y < self.y + self.height
     }
@@ -209,19 +239,26 @@ impl UiElement {
 /// A unified-log event `simctl spawn … log show` prints.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct FakeLog {
+    /// `2026-09-04 20:54:08.123456-0700`, as `log show` prints it.
     pub timestamp: String,
     /// `Default`, `Info`, `Debug`, `Error`, `Fault`.
     pub level: String,
+    /// The executable's path.
     pub process_path: String,
+    /// The process id.
     pub pid: u32,
     #[serde(default)]
+    /// The subsystem (`com.apple.UIKit`), or empty.
     pub subsystem: String,
     #[serde(default)]
+    /// The category, or empty.
     pub category: String,
+    /// The message text.
     pub message: String,
 }
 
 impl IosState {
+    /// Reads a state file.
     pub fn load(path: &Path) -> io::Result<IosState> {
         let text = std::fs::read_to_string(path)?;
         serde_json::from_str(&text).map_err(|e| io::Error::new(io::ErrorKind::InvalidData, e))
@@ -236,6 +273,7 @@ impl IosState {
         std::fs::rename(&tmp, path)
     }
 
+    /// The simulator with this UDID.
     pub fn simulator(&self, udid: &str) -> Option<&Simulator> {
         self.simulators.iter().find(|s| s.udid == udid)
     }
@@ -249,6 +287,7 @@ pub const SHUTDOWN_UDID: &str = "3F1C114D-FC3D-481A-9CA1-499EE1339390";
 pub const UNAVAILABLE_UDID: &str = "E868060E-3394-48BD-8B2E-987199B33F43";
 /// The app whose display name has spaces, quotes, braces and CJK.
 pub const NOTES_BUNDLE: &str = "com.example.notes";
+/// The display name of [`NOTES_BUNDLE`].
 pub const NOTES_NAME: &str = "My \"Quick\" Notes {beta} 示例";
 
 fn app(bundle_id: &str, name: &str, display: Option<&str>, kind: &str, version: &str) -> FakeApp {

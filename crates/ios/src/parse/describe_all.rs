@@ -16,18 +16,29 @@ pub struct AxNode {
     /// `type`: `Application`, `Button`, `StaticText`, `TextField`, … (`null` in the
     /// empty tree idb returns right after a launch).
     pub kind: Option<String>,
+    /// `AXLabel`: what VoiceOver reads.
     pub label: Option<String>,
+    /// `AXValue`: a field's text, a switch's state.
     pub value: Option<String>,
+    /// `AXUniqueId`: the accessibility identifier, when the app set one.
     pub unique_id: Option<String>,
+    /// `title`, when present.
     pub title: Option<String>,
+    /// `placeholder`, for an empty text field.
     pub placeholder: Option<String>,
     /// x, y, width, height in points.
     pub frame: (f64, f64, f64, f64),
+    /// `enabled` (true when absent).
     pub enabled: bool,
+    /// `focused`.
     pub focused: bool,
+    /// `selected`, or a `selected` trait.
     pub selected: bool,
+    /// `role`.
     pub role: Option<String>,
+    /// `pid` of the app the element belongs to.
     pub pid: Option<u32>,
+    /// The nested elements (empty in a flat dump).
     pub children: Vec<AxNode>,
 }
 

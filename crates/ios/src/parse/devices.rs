@@ -12,7 +12,9 @@ use super::ParseError;
 /// One simulator as `simctl list devices -j` describes it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SimDevice {
+    /// The simulator's UDID.
     pub udid: String,
+    /// Its name (`iPhone 16 Pro`, or whatever it was renamed to).
     pub name: String,
     /// The runtime key as printed (`com.apple.CoreSimulator.SimRuntime.iOS-18-5`).
     pub runtime: String,
@@ -22,13 +24,16 @@ pub struct SimDevice {
     pub version: Option<String>,
     /// `Booted`, `Shutdown`, `Booting`, `Shutting Down`, `Creating`.
     pub state: String,
+    /// Whether it can run (`isAvailable`, or the old `availability` text).
     pub available: bool,
+    /// `availabilityError`, when it is not available.
     pub availability_error: Option<String>,
     /// `com.apple.CoreSimulator.SimDeviceType.iPhone-16-Pro`, where printed.
     pub device_type: Option<String>,
 }
 
 impl SimDevice {
+    /// Whether the simulator is booted.
     pub fn is_booted(&self) -> bool {
         self.state == "Booted"
     }

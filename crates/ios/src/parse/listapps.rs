@@ -16,19 +16,28 @@ use super::ParseError;
 /// Whether an app ships with the runtime or was installed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum AppKind {
+    /// `ApplicationType = System`: ships with the runtime.
     System,
+    /// `ApplicationType = User`: installed.
     User,
+    /// Any other or no `ApplicationType`.
     Unknown,
 }
 
 /// One app from `listapps`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct InstalledApp {
+    /// `CFBundleIdentifier`.
     pub bundle_id: String,
+    /// `CFBundleDisplayName`, where set.
     pub display_name: Option<String>,
+    /// `CFBundleName`, where set.
     pub bundle_name: Option<String>,
+    /// System or installed (`ApplicationType`).
     pub kind: AppKind,
+    /// `CFBundleShortVersionString`, else `CFBundleVersion`.
     pub version: Option<String>,
+    /// `Path`: where the `.app` bundle is.
     pub path: Option<String>,
     /// `SBAppTags` contains `hidden`.
     pub hidden: bool,

@@ -15,7 +15,9 @@ pub use logs::{parse_log_line, parse_log_ndjson};
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("could not parse {what}: {detail}")]
 pub struct ParseError {
+    /// What was being parsed (`simctl list devices`, …).
     pub what: &'static str,
+    /// What was wrong with it.
     pub detail: String,
 }
 

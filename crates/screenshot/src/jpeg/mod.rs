@@ -15,8 +15,8 @@
 //! tables would weigh, without its pass over the whole image.
 //!
 //! The second thread is a worker of `rayon-core`'s global pool, which lives as long as
-//! the process: a thread spawned and joined per screenshot cost about 65 µs here, and a
-//! screenshot needed two (the bands, then the second half of the rewrite).
+//! the process: spawning and joining a thread per screenshot was a visible share of its
+//! time, and a screenshot needed two (the bands, then the second half of the rewrite).
 
 use std::borrow::Cow;
 use std::sync::{Mutex, PoisonError, mpsc};
@@ -38,9 +38,8 @@ pub(crate) enum Tables {
 
 /// Rows per band: two 4:2:0 MCU rows. Smaller bands let the encode follow the scaling
 /// more closely and leave less to encode once the last row is made; each band costs one
-/// small encoder set-up and a 2-byte marker. 32 rather than 64 rows took 0.6 M more
-/// instructions per 461×1024 screenshot in all and 1.5 M fewer after the last row
-/// (callgrind).
+/// small encoder set-up and a 2-byte marker. 32 rather than 64 rows cost a little more
+/// work in all and left less of it after the last row (docs/performance.md).
 pub(crate) const BAND_ROWS: usize = 32;
 
 /// Rows of one MCU with 4:2:0 sampling; every band but the last is a multiple of it.

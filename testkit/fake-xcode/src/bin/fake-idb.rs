@@ -1,5 +1,6 @@
 //! `fake-idb`: answers `idb ui …`, `idb list-targets`, … from the state file in
-//! `FAKE_IOS_STATE`, logging each call to `FAKE_IOS_LOG`. See `fake_xcode`.
+//! `FAKE_IOS_STATE`, logging each call to `FAKE_IOS_LOG`. The simulated Mac is the
+//! `fake-xcode` library (`testkit/fake-xcode/src/lib.rs`).
 
 fn main() {
     std::process::exit(fake_xcode::idb_main());

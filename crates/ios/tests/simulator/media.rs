@@ -1,0 +1,122 @@
+//! Logs, screen recording, the clipboard and the simulated location.
+
+use std::time::Duration;
+
+use mobile_device::{LogFilter, LogQuery, RecordingOptions};
+
+use crate::{Harness, U, real, run};
+
+#[test]
+fn logs_filters_and_limit() {
+    if real() {
+        return;
+    }
+    run(async {
+        let h = Harness::new();
+        let dev = h.device().await;
+        h.clear_log();
+        let all = dev
+            .logs(&LogQuery {
+                limit: 100,
+                filters: vec![],
+            })
+            .await
+            .unwrap();
+        h.assert_calls(&[(
+            "xcrun",
+            &[
+                "simctl", "spawn", U, "log", "show", "--style", "ndjson", "--last", "1m",
+            ],
+        )]);
+        assert_eq!(all.len(), 3);
+        assert_eq!(all[0].process.as_deref(), Some("SpringBoard"));
+        let errors = dev
+            .logs(&LogQuery {
+                limit: 10,
+                filters: vec![LogFilter::parse("level=error").unwrap()],
+            })
+            .await
+            .unwrap();
+        assert_eq!(errors.len(), 1);
+        assert_eq!(
+            errors[0].message,
+            "Connection to accessibility server failed"
+        );
+        let last = dev
+            .logs(&LogQuery {
+                limit: 1,
+                filters: vec![LogFilter::parse("process!=SpringBoard").unwrap()],
+            })
+            .await
+            .unwrap();
+        assert_eq!(last.len(), 1);
+        assert_eq!(last[0].message, "示例 loaded 3 items");
+    });
+}
+
+#[test]
+fn recording_clipboard_and_location() {
+    if real() {
+        return;
+    }
+    run(async {
+        let h = Harness::new();
+        let dev = h.device().await;
+        let out = tempfile::tempdir().unwrap();
+        let video = out.path().join("clip.mp4");
+        h.clear_log();
+        dev.start_recording(&RecordingOptions {
+            output: video.clone(),
+            time_limit: None,
+        })
+        .await
+        .unwrap();
+        let again = dev
+            .start_recording(&RecordingOptions {
+                output: video.clone(),
+                time_limit: None,
+            })
+            .await
+            .unwrap_err();
+        assert!(again.to_string().contains("already recording"), "{again}");
+        tokio::time::sleep(Duration::from_millis(200)).await;
+        let rec = dev.stop_recording().await.unwrap();
+        assert_eq!(rec.path, video);
+        assert!(rec.bytes > 0);
+        assert_eq!(std::fs::read(&video).unwrap()[4..8], *b"ftyp");
+        h.assert_calls(&[(
+            "xcrun",
+            &[
+                "simctl",
+                "io",
+                U,
+                "recordVideo",
+                "--codec=h264",
+                "--force",
+                video.to_str().unwrap(),
+            ],
+        )]);
+        assert!(dev.stop_recording().await.is_err());
+
+        dev.set_clipboard("copied 示例 \"text\"").await.unwrap();
+        assert_eq!(dev.clipboard().await.unwrap(), "copied 示例 \"text\"");
+        dev.set_location(Some(mobile_device::Location {
+            latitude: 37.3349,
+            longitude: -122.009,
+        }))
+        .await
+        .unwrap();
+        assert_eq!(h.sim().location.as_deref(), Some("37.3349,-122.009"));
+        dev.set_location(None).await.unwrap();
+        assert_eq!(h.sim().location, None);
+        h.assert_calls(&[
+            ("xcrun", &["simctl", "pbcopy", U]),
+            ("xcrun", &["simctl", "pbpaste", U]),
+            (
+                "xcrun",
+                &["simctl", "location", U, "set", "37.3349,-122.009"],
+            ),
+            ("xcrun", &["simctl", "location", U, "clear"]),
+        ]);
+    });
+}
