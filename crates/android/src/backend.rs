@@ -24,12 +24,12 @@ use mobile_device::{
     Result,
 };
 
+use crate::adb::transport::DirectLink;
+use crate::adb::{HostError, Link, host, run_shell};
 use crate::config::{AndroidConfig, find_adb};
 use crate::device::{AndroidDevice, into_dyn};
-use crate::host::{self, HostError};
 use crate::parse;
 use crate::quote::command;
-use crate::transport::{DirectLink, Link, run_shell};
 
 /// How long a device listing waits for one server, and for one device's properties.
 const LIST_TIMEOUT: Duration = Duration::from_secs(5);

@@ -21,12 +21,12 @@ use mobile_device::{
 };
 use tokio::sync::{Mutex, OnceCell};
 
+use crate::adb::{AdbResult, Hangup, Link, run, run_shell};
 use crate::capture::{Route, RouteChooser};
 use crate::parse;
 use crate::parse::screencap::{HEADER_V2, RawFrameSink, RawOutcome};
 use crate::parse::ui::DumpError;
 use crate::quote::command;
-use crate::transport::{AdbResult, Hangup, Link, run, run_shell};
 
 /// The Android buttons, for error messages.
 pub const ANDROID_BUTTONS: &str = "HOME, BACK, MENU, ENTER, VOLUME_UP, VOLUME_DOWN, POWER, DPAD_UP, DPAD_DOWN, DPAD_LEFT, DPAD_RIGHT, DPAD_CENTER";
@@ -557,7 +557,7 @@ impl Device for AndroidDevice {
     }
 
     /// 1 streamed session, `exec:cmd package install -S SIZE` with the APK as input
-    /// (see `transport::Link::install`); progress as the bytes go through a server.
+    /// (see `adb::transport::Link::install`); progress as the bytes go through a server.
     async fn install_app(&self, path: &Path, progress: Option<ProgressFn>) -> Result<()> {
         let is_apk = path
             .extension()
@@ -1231,7 +1231,7 @@ mod tests {
             "adb-R58M-abc._adb-tls-connect._tcp:37000"
         )));
         let direct = |a: &str| {
-            Link::Direct(std::sync::Arc::new(crate::transport::DirectLink::new(
+            Link::Direct(std::sync::Arc::new(crate::adb::transport::DirectLink::new(
                 a.parse().unwrap(),
             )))
         };

@@ -2,7 +2,7 @@
 //!
 //! [`AndroidBackend`] lists the devices of one or more adb servers and opens each as a
 //! [`mobile_device::Device`]. Device commands go over the adb server's socket (no `adb`
-//! process per call): shell commands in one connection each (`server_shell.rs`, which
+//! process per call): shell commands in one connection each (`adb::shell`, which
 //! skips the features query `adb_client` makes before every shell), everything else with
 //! `adb_client`; [`AndroidBackend::direct`] drives one adbd over TCP with no server at all
 //! (the server's `--demo` mode with the virtual phone).
@@ -29,10 +29,10 @@
 //!   On the direct path a passed deadline also unblocks the stuck call (see
 //!   `transport`). On the server path a shell's connection is closed when its caller
 //!   stops waiting (the deadline, or a cancelled tool call), which ends the command on
-//!   the device too (`server_shell::Hangup`); a file transfer through the server gives
+//!   the device too (`adb::shell::Hangup`); a file transfer through the server gives
 //!   its caller the timeout at once, and its blocking thread ends when the server ends
 //!   the stream.
-//! - Discovery never runs `adb` per call: it speaks the host protocol itself ([`host`]),
+//! - Discovery never runs `adb` per call: it speaks the host protocol itself (`adb::host`),
 //!   and runs `adb -P PORT start-server` only when no server answers on a loopback
 //!   port, at most every 30 s.
 //! - Input events (taps, swipes, keys, text) to one device are serialized.
@@ -55,15 +55,13 @@
 //! request), `roxmltree` (uiautomator
 //! XML), `base64` (text for the ADBKeyboard IME).
 
+mod adb;
 pub mod backend;
 mod capture;
 pub mod config;
 pub mod device;
-pub mod host;
 pub mod parse;
 pub mod quote;
-mod server_shell;
-mod transport;
 
 pub use backend::AndroidBackend;
 pub use config::{AndroidConfig, DEFAULT_SERVER, find_adb, parse_server};

@@ -1,5 +1,5 @@
 //! How one device is reached: through an adb server (a fresh server connection per call,
-//! no shared state: shells through [`crate::server_shell`], files and installs through
+//! no shared state: shells through [`super::shell`], files and installs through
 //! `adb_client`'s `ADBServerDevice`) or directly over TCP to an adbd
 //! (`adb_client::tcp::ADBTcpDevice`, one connection reused, calls serialized).
 //!
@@ -30,7 +30,7 @@ use adb_client::tcp::ADBTcpDevice;
 use adb_client::{ADBDeviceExt, RustADBError};
 use mobile_device::{DeviceError, ProgressFn, Result};
 
-pub(crate) use crate::server_shell::Hangup;
+pub(crate) use super::shell::Hangup;
 
 /// A blocking failure, before it is given a device-specific message.
 pub(crate) type AdbResult<T> = std::result::Result<T, RustADBError>;
@@ -104,7 +104,7 @@ pub(crate) enum Link {
 
 impl Link {
     /// Runs a shell command and returns its output (stdout and stderr together).
-    pub fn shell(&self, cmd: &str, hangup: &Hangup) -> AdbResult<Vec<u8>> {
+    pub(crate) fn shell(&self, cmd: &str, hangup: &Hangup) -> AdbResult<Vec<u8>> {
         let mut out = Vec::new();
         self.shell_to(cmd, &mut out, hangup)?;
         Ok(out)
@@ -112,16 +112,14 @@ impl Link {
 
     /// Runs one shell command, writing its output to `out` as it arrives. Through a server,
     /// `hangup` ends it early; directly, [`Link::on_timeout`] does.
-    pub fn shell_to(
+    pub(crate) fn shell_to(
         &self,
         cmd: &str,
         out: &mut dyn std::io::Write,
         hangup: &Hangup,
     ) -> AdbResult<()> {
         match self {
-            Link::Server { addr, serial } => {
-                crate::server_shell::shell(*addr, serial, cmd, out, hangup)?
-            }
+            Link::Server { addr, serial } => super::shell::shell(*addr, serial, cmd, out, hangup)?,
             Link::Direct(link) => {
                 link.with(|d| d.shell_command(&cmd, Some(&mut *out), None).map(|_| ()))?;
             }
@@ -130,7 +128,7 @@ impl Link {
     }
 
     /// Pushes a local file; returns the bytes sent.
-    pub fn push(&self, local: &Path, remote: &str) -> AdbResult<u64> {
+    pub(crate) fn push(&self, local: &Path, remote: &str) -> AdbResult<u64> {
         let file = File::open(local)?;
         let mut counted = Counting { inner: file, n: 0 };
         match self {
@@ -144,7 +142,7 @@ impl Link {
     }
 
     /// Pulls a device file into `local`; returns the bytes received.
-    pub fn pull(&self, remote: &str, local: &Path) -> AdbResult<u64> {
+    pub(crate) fn pull(&self, remote: &str, local: &Path) -> AdbResult<u64> {
         let file = File::create(local)?;
         let mut counted = Counting { inner: file, n: 0 };
         let r = match self {
@@ -172,7 +170,7 @@ impl Link {
     ///
     /// Setting `cancel` stops the upload at the next read (through a server; the direct
     /// path streams inside adb_client and is only stopped by its deadline).
-    pub fn install(
+    pub(crate) fn install(
         &self,
         apk: &Path,
         progress: Option<ProgressFn>,
@@ -225,7 +223,7 @@ impl Link {
     }
 
     /// What to do when a call on this link passed its deadline.
-    pub fn on_timeout(&self) -> Option<Box<dyn FnOnce() + Send>> {
+    pub(crate) fn on_timeout(&self) -> Option<Box<dyn FnOnce() + Send>> {
         match self {
             Link::Server { .. } => None,
             Link::Direct(link) => {
@@ -237,7 +235,7 @@ impl Link {
 
     /// A second, independent connection to the same device (for a long-running shell
     /// such as screen recording, which must not hold the main connection).
-    pub fn fork(&self) -> Link {
+    pub(crate) fn fork(&self) -> Link {
         match self {
             Link::Server { .. } => self.clone(),
             Link::Direct(link) => Link::Direct(Arc::new(DirectLink::new(link.addr))),
@@ -328,7 +326,7 @@ pub(crate) struct DirectLink {
 }
 
 impl DirectLink {
-    pub fn new(addr: SocketAddrV4) -> Self {
+    pub(crate) fn new(addr: SocketAddrV4) -> Self {
         DirectLink {
             addr,
             device: Mutex::new(None),
@@ -336,7 +334,7 @@ impl DirectLink {
         }
     }
 
-    pub fn addr(&self) -> SocketAddrV4 {
+    pub(crate) fn addr(&self) -> SocketAddrV4 {
         self.addr
     }
 
@@ -369,7 +367,7 @@ impl DirectLink {
     }
 
     /// Unblocks whatever call is stuck on this connection.
-    pub fn abort(&self) {
+    pub(crate) fn abort(&self) {
         if let Some(g) = self.guard.lock().unwrap_or_else(|p| p.into_inner()).take() {
             g.poison();
         }
@@ -592,7 +590,7 @@ impl Guard {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::server_shell::tests::silent_server;
+    use crate::adb::shell::tests::silent_server;
 
     fn server_link(addr: SocketAddrV4) -> Link {
         Link::Server {

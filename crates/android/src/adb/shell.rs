@@ -22,7 +22,7 @@
 //! it stops waiting (a passed deadline, a cancelled tool call), so a command that hangs on
 //! the phone does not keep running there, nor keep a blocking thread here.
 //!
-//! The requests are framed by [`crate::host::exchange`]. A `FAIL` becomes
+//! The requests are framed by [`super::host::exchange`]. A `FAIL` becomes
 //! `RustADBError::ADBRequestFailed` with the server's message, as `adb_client` reports it,
 //! so [`crate::device::adb_error`] reads both alike.
 
@@ -32,8 +32,8 @@ use std::sync::{Mutex, MutexGuard};
 
 use adb_client::RustADBError;
 
-use crate::host::{Reply, exchange, fits};
-use crate::transport::AdbResult;
+use super::host::{Reply, exchange, fits};
+use super::transport::AdbResult;
 
 /// Ends one shell call from another thread (see the module doc).
 #[derive(Debug, Default)]
