@@ -1,0 +1,61 @@
+//! How an adb failure is worded for one device.
+
+use mobile_device::DeviceError;
+
+use crate::adb::Link;
+
+pub(super) fn first_lines(t: &str) -> String {
+    t.lines().take(3).collect::<Vec<_>>().join(" / ")
+}
+
+/// Gives an adb_client failure a message about this device.
+pub(crate) fn adb_error(
+    id: &str,
+    link: &Link,
+    what: &str,
+    e: adb_client::RustADBError,
+) -> DeviceError {
+    let text = e.to_string();
+    let where_ = match link {
+        Link::Server { addr, .. } => format!("the adb server at {addr}"),
+        Link::Direct(d) => format!("{}", d.addr()),
+    };
+    let lower = text.to_ascii_lowercase();
+    if lower.contains("not found") && lower.contains("device") {
+        return DeviceError::NotFound {
+            what: format!("Device \"{id}\""),
+            hint: Some(format!("It is no longer connected to {where_}")),
+            next: Some(mobile_device::NextStep::ListDevices),
+        };
+    }
+    if lower.contains("offline") {
+        return DeviceError::backend_with_hint(
+            format!("Device \"{id}\" went offline during {what}"),
+            "Reconnect it (or run `adb reconnect offline`) and call mobile_list_available_devices",
+        );
+    }
+    if lower.contains("unauthorized") {
+        return DeviceError::backend_with_hint(
+            format!("Device \"{id}\" is unauthorized"),
+            "Accept the \"Allow USB debugging\" prompt on the phone",
+        );
+    }
+    if let adb_client::RustADBError::IOError(io) = &e {
+        use std::io::ErrorKind::*;
+        if matches!(
+            io.kind(),
+            ConnectionRefused
+                | ConnectionReset
+                | ConnectionAborted
+                | BrokenPipe
+                | UnexpectedEof
+                | NotConnected
+        ) {
+            return DeviceError::backend_with_hint(
+                format!("lost the connection to {where_} during {what} on \"{id}\": {io}"),
+                "The device or the adb server went away; call mobile_list_available_devices",
+            );
+        }
+    }
+    DeviceError::backend(format!("{what} on \"{id}\" failed: {text}"))
+}

@@ -1,0 +1,31 @@
+//! What Android has no shell command for: the clipboard and a mock location.
+
+use mobile_device::{DeviceError, Location, Platform, Result};
+
+use super::AndroidDevice;
+
+impl AndroidDevice {
+    pub(super) async fn clipboard(&self) -> Result<String> {
+        Err(DeviceError::unsupported_with_hint(
+            "reading the clipboard",
+            Platform::Android,
+            "Android has no shell command for the clipboard (apps read it only while in front); copy the text into a field and read it with mobile_list_elements_on_screen",
+        ))
+    }
+
+    pub(super) async fn set_clipboard(&self, _text: &str) -> Result<()> {
+        Err(DeviceError::unsupported_with_hint(
+            "setting the clipboard",
+            Platform::Android,
+            "Android has no shell command for the clipboard; type the text with mobile_type_keys instead",
+        ))
+    }
+
+    pub(super) async fn set_location(&self, _location: Option<Location>) -> Result<()> {
+        Err(DeviceError::unsupported_with_hint(
+            "setting the location",
+            Platform::Android,
+            "Android has no shell command for a mock location: on an emulator use its console (`adb emu geo fix LONGITUDE LATITUDE`); on a phone select a mock-location app in Developer options",
+        ))
+    }
+}
