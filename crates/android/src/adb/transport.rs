@@ -207,7 +207,7 @@ impl Link {
                 drop(d);
                 let reply = reply.lock().unwrap_or_else(|p| p.into_inner()).clone();
                 let reply = String::from_utf8_lossy(&reply).into_owned();
-                if !reply.trim_start().starts_with("Success") {
+                if super::output::PM_INSTALL.failed(&reply) {
                     return Err(RustADBError::ADBRequestFailed(reply.trim().to_string()));
                 }
             }

@@ -10,8 +10,8 @@ use mobile_device::{
 };
 
 use super::AndroidDevice;
-use super::errors::{adb_error, first_lines};
-use crate::adb::run;
+use super::errors::adb_error;
+use crate::adb::{output, run};
 use crate::parse;
 use crate::quote::command;
 
@@ -41,7 +41,7 @@ impl AndroidDevice {
                 ])?,
             )
             .await?;
-        if out.contains("Unknown command") || out.contains("Can't find service") {
+        if output::CMD_PACKAGE_QUERY.failed(&out) {
             return Err(DeviceError::unsupported_with_hint(
                 "listing launchable apps",
                 Platform::Android,
@@ -71,14 +71,12 @@ impl AndroidDevice {
                     ])?,
                 )
                 .await?;
-            if out.contains("Unknown command") || out.contains("Exception") || out.contains("Error")
-            {
+            if let Err(said) = output::CMD_LOCALE.check(&out) {
                 return Err(DeviceError::unsupported_with_hint(
                     "launching an app in a given locale",
                     Platform::Android,
                     format!(
-                        "the device refused `cmd locale set-app-locales` ({}); per-app locales need Android 13 or later",
-                        first_lines(&out)
+                        "the device refused `cmd locale set-app-locales` ({said}); per-app locales need Android 13 or later"
                     ),
                 ));
             }
@@ -103,10 +101,9 @@ impl AndroidDevice {
                     command(&["am", "start", "-n", &component])?,
                 )
                 .await?;
-            if out.contains("Error") {
+            if let Err(said) = output::AM_START.check(&out) {
                 return Err(DeviceError::backend(format!(
-                    "the device could not start {component}: {}",
-                    first_lines(&out)
+                    "the device could not start {component}: {said}"
                 )));
             }
             return Ok(());
@@ -124,7 +121,7 @@ impl AndroidDevice {
                 ])?,
             )
             .await?;
-        if out.contains("No activities found") || out.contains("aborted") || out.contains("Error") {
+        if output::MONKEY_LAUNCH.failed(&out) {
             return Err(DeviceError::not_found(
                 format!("A launchable app \"{pkg}\""),
                 "Call mobile_list_apps to see the installed apps",
@@ -142,10 +139,9 @@ impl AndroidDevice {
                 command(&["am", "force-stop", pkg.as_str()])?,
             )
             .await?;
-        if out.contains("Error") || out.contains("Exception") {
+        if let Err(said) = output::AM_FORCE_STOP.check(&out) {
             return Err(DeviceError::backend(format!(
-                "the device could not stop {pkg}: {}",
-                first_lines(&out)
+                "the device could not stop {pkg}: {said}"
             )));
         }
         Ok(())
@@ -211,18 +207,17 @@ impl AndroidDevice {
                 command(&["pm", "uninstall", pkg.as_str()])?,
             )
             .await?;
-        if out.contains("Success") {
+        let Err(said) = output::PM_UNINSTALL.check(&out) else {
             return Ok(());
-        }
-        if out.contains("DELETE_FAILED_INTERNAL_ERROR") || out.contains("Unknown package") {
+        };
+        if output::PM_UNINSTALL_NOT_THERE.failed(&out) {
             return Err(DeviceError::not_found(
                 format!("An uninstallable app \"{pkg}\""),
                 "It is not installed (call mobile_list_apps), or it is a system app, which cannot be uninstalled",
             ));
         }
         Err(DeviceError::backend(format!(
-            "the device did not uninstall {pkg}: {}",
-            first_lines(&out)
+            "the device did not uninstall {pkg}: {said}"
         )))
     }
 
@@ -267,9 +262,9 @@ impl AndroidDevice {
                 ])?,
             )
             .await?;
-        if out.contains("Error") {
+        if let Err(said) = output::AM_START.check(&out) {
             return Err(DeviceError::backend_with_hint(
-                format!("the device could not open the URL: {}", first_lines(&out)),
+                format!("the device could not open the URL: {said}"),
                 "No installed app handles this URL",
             ));
         }

@@ -4,10 +4,6 @@ use mobile_device::DeviceError;
 
 use crate::adb::Link;
 
-pub(super) fn first_lines(t: &str) -> String {
-    t.lines().take(3).collect::<Vec<_>>().join(" / ")
-}
-
 /// Gives an adb_client failure a message about this device.
 pub(crate) fn adb_error(
     id: &str,

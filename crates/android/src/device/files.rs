@@ -6,7 +6,7 @@ use mobile_device::{DeviceError, DevicePath, Result};
 
 use super::AndroidDevice;
 use super::errors::adb_error;
-use crate::adb::run;
+use crate::adb::{output, run};
 
 impl AndroidDevice {
     /// 1 sync session (`SEND`).
@@ -44,10 +44,7 @@ impl AndroidDevice {
             move || {
                 link.pull(&remote, &local).map_err(|e| {
                     let text = e.to_string();
-                    if text.contains("No such file")
-                        || text.contains("does not exist")
-                        || text.contains("FAIL")
-                    {
+                    if output::PULL_NO_FILE.failed(&text) {
                         DeviceError::not_found(format!("The device file {remote}"), text)
                     } else {
                         adb_error(&id, &link, &format!("pulling {remote}"), e)

@@ -6,7 +6,7 @@ use base64::Engine as _;
 use mobile_device::{Button, DeviceError, Platform, Point, Result};
 
 use super::AndroidDevice;
-use super::errors::first_lines;
+use crate::adb::output;
 use crate::quote::command;
 
 /// The Android buttons, for error messages.
@@ -17,21 +17,9 @@ const ADB_KEYBOARD: &str = "com.android.adbkeyboard";
 
 /// `input` prints nothing on success; anything that looks like an error is reported.
 pub(super) fn check_input_output(what: &str, out: &str) -> Result<()> {
-    let t = out.trim();
-    let bad = [
-        "Error",
-        "Exception",
-        "not found",
-        "Usage:",
-        "inaccessible or not found",
-    ];
-    if bad.iter().any(|b| t.contains(b)) {
-        return Err(DeviceError::backend(format!(
-            "{what} failed on the device: {}",
-            first_lines(t)
-        )));
-    }
-    Ok(())
+    output::INPUT
+        .check(out.trim())
+        .map_err(|said| DeviceError::backend(format!("{what} failed on the device: {said}")))
 }
 
 fn keycode(button: Button) -> Option<&'static str> {
@@ -123,7 +111,7 @@ impl AndroidDevice {
             )
             .await?;
         let active = out.lines().next().unwrap_or("").contains(ADB_KEYBOARD);
-        let installed = out.contains("package:");
+        let installed = !output::PM_PATH.failed(&out);
         Ok((active, installed))
     }
 
@@ -220,10 +208,9 @@ impl AndroidDevice {
             )
             .await?
         };
-        if out.contains("Error") || out.contains("Exception") {
+        if let Err(said) = output::AM_BROADCAST.check(&out) {
             return Err(DeviceError::backend(format!(
-                "ADBKeyboard did not accept the text: {}",
-                first_lines(&out)
+                "ADBKeyboard did not accept the text: {said}"
             )));
         }
         Ok(())

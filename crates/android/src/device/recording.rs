@@ -6,7 +6,7 @@ use std::time::{Duration, Instant};
 use mobile_device::{DeviceError, DevicePath, Recording, RecordingOptions, Result};
 
 use super::AndroidDevice;
-use super::errors::first_lines;
+use crate::adb::output::first_lines;
 use crate::adb::{AdbResult, Hangup};
 use crate::quote::command;
 

@@ -8,7 +8,8 @@ use mobile_device::{
 };
 
 use super::AndroidDevice;
-use super::errors::{adb_error, first_lines};
+use super::errors::adb_error;
+use crate::adb::output::{self, first_lines};
 use crate::adb::{Link, run_shell};
 use crate::capture::Route;
 use crate::parse;
@@ -239,10 +240,9 @@ impl AndroidDevice {
                 ],
             )
             .await?;
-        if out.contains("Exception") || out.contains("Error") {
+        if let Err(said) = output::SETTINGS_PUT.check(&out) {
             return Err(DeviceError::backend(format!(
-                "the device refused the orientation change: {}",
-                first_lines(&out)
+                "the device refused the orientation change: {said}"
             )));
         }
         Ok(())
