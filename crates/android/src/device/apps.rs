@@ -6,7 +6,8 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use mobile_device::{
-    App, AppId, DeviceError, DeviceUrl, ForegroundApp, Locales, Platform, ProgressFn, Result,
+    App, AppId, DeviceError, DeviceUrl, ForegroundApp, Locales, NextStep, Platform, ProgressFn,
+    Result,
 };
 
 use super::AndroidDevice;
@@ -122,10 +123,11 @@ impl AndroidDevice {
             )
             .await?;
         if output::MONKEY_LAUNCH.failed(&out) {
-            return Err(DeviceError::not_found(
-                format!("A launchable app \"{pkg}\""),
-                "Call mobile_list_apps to see the installed apps",
-            ));
+            return Err(DeviceError::NotFound {
+                what: format!("A launchable app \"{pkg}\""),
+                hint: None,
+                next: Some(NextStep::ListApps),
+            });
         }
         Ok(())
     }
@@ -213,8 +215,9 @@ impl AndroidDevice {
         if output::PM_UNINSTALL_NOT_THERE.failed(&out) {
             return Err(DeviceError::not_found(
                 format!("An uninstallable app \"{pkg}\""),
-                "It is not installed (call mobile_list_apps), or it is a system app, which cannot be uninstalled",
-            ));
+                "It is not installed, or it is a system app, which cannot be uninstalled",
+            )
+            .then(NextStep::ListApps));
         }
         Err(DeviceError::backend(format!(
             "the device did not uninstall {pkg}: {said}"

@@ -1,6 +1,6 @@
 //! How an adb failure is worded for one device.
 
-use mobile_device::DeviceError;
+use mobile_device::{DeviceError, NextStep};
 
 use crate::adb::Link;
 
@@ -21,14 +21,15 @@ pub(crate) fn adb_error(
         return DeviceError::NotFound {
             what: format!("Device \"{id}\""),
             hint: Some(format!("It is no longer connected to {where_}")),
-            next: Some(mobile_device::NextStep::ListDevices),
+            next: Some(NextStep::ListDevices),
         };
     }
     if lower.contains("offline") {
         return DeviceError::backend_with_hint(
             format!("Device \"{id}\" went offline during {what}"),
-            "Reconnect it (or run `adb reconnect offline`) and call mobile_list_available_devices",
-        );
+            "Reconnect it (or run `adb reconnect offline`)",
+        )
+        .then(NextStep::ListDevices);
     }
     if lower.contains("unauthorized") {
         return DeviceError::backend_with_hint(
@@ -49,8 +50,9 @@ pub(crate) fn adb_error(
         ) {
             return DeviceError::backend_with_hint(
                 format!("lost the connection to {where_} during {what} on \"{id}\": {io}"),
-                "The device or the adb server went away; call mobile_list_available_devices",
-            );
+                "The device or the adb server went away",
+            )
+            .then(NextStep::ListDevices);
         }
     }
     DeviceError::backend(format!("{what} on \"{id}\" failed: {text}"))

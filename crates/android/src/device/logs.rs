@@ -1,6 +1,6 @@
 //! The device log and its crash buffer.
 
-use mobile_device::{Crash, DeviceError, LogEntry, LogField, LogQuery, Result};
+use mobile_device::{Crash, DeviceError, LogEntry, LogField, LogQuery, NextStep, Result};
 
 use super::AndroidDevice;
 use crate::parse;
@@ -73,8 +73,9 @@ impl AndroidDevice {
             .ok_or_else(|| {
                 DeviceError::not_found(
                     format!("Crash \"{id}\""),
-                    "Crash ids come from mobile_list_crashes; the crash buffer may have rotated",
+                    "The crash buffer may have rotated",
                 )
+                .then(NextStep::ListCrashes)
             })
     }
 }

@@ -1,6 +1,6 @@
 //! What Android has no shell command for: the clipboard and a mock location.
 
-use mobile_device::{DeviceError, Location, Platform, Result};
+use mobile_device::{DeviceError, Location, NextStep, Platform, Result};
 
 use super::AndroidDevice;
 
@@ -9,16 +9,18 @@ impl AndroidDevice {
         Err(DeviceError::unsupported_with_hint(
             "reading the clipboard",
             Platform::Android,
-            "Android has no shell command for the clipboard (apps read it only while in front); copy the text into a field and read it with mobile_list_elements_on_screen",
-        ))
+            "Android has no shell command for the clipboard (apps read it only while in front); paste the text into a field to read it",
+        )
+        .then(NextStep::ListElements))
     }
 
     pub(super) async fn set_clipboard(&self, _text: &str) -> Result<()> {
         Err(DeviceError::unsupported_with_hint(
             "setting the clipboard",
             Platform::Android,
-            "Android has no shell command for the clipboard; type the text with mobile_type_keys instead",
-        ))
+            "Android has no shell command for the clipboard",
+        )
+        .then(NextStep::TypeText))
     }
 
     pub(super) async fn set_location(&self, _location: Option<Location>) -> Result<()> {
