@@ -179,22 +179,18 @@ impl AndroidDevice {
         // upload running on the blocking thread stops at its next read.
         let cancel = CancelOnDrop(Arc::new(AtomicBool::new(false)));
         let flag = cancel.0.clone();
-        let result = run(
-            "installing the app",
-            self.install_timeout,
-            self.link.on_timeout(),
-            move || {
-                link.install(&apk, progress, flag).map_err(|e| match e {
-                    adb_client::RustADBError::ADBRequestFailed(msg) => DeviceError::backend(
-                        format!("the device refused the package: {}", msg.trim()),
-                    ),
-                    adb_client::RustADBError::WrongFileExtension(_) => DeviceError::invalid(
-                        format!("rename {} to end in lowercase .apk", apk.display()),
-                    ),
-                    e => adb_error(&id, &link, "installing the app", e),
-                })
-            },
-        )
+        let result = run("installing the app", self.install_timeout, move || {
+            link.install(&apk, progress, flag).map_err(|e| match e {
+                adb_client::RustADBError::ADBRequestFailed(msg) => {
+                    DeviceError::backend(format!("the device refused the package: {}", msg.trim()))
+                }
+                adb_client::RustADBError::WrongFileExtension(_) => DeviceError::invalid(format!(
+                    "rename {} to end in lowercase .apk",
+                    apk.display()
+                )),
+                e => adb_error(&id, &link, "installing the app", e),
+            })
+        })
         .await;
         drop(cancel);
         result

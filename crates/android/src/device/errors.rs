@@ -12,10 +12,7 @@ pub(crate) fn adb_error(
     e: adb_client::RustADBError,
 ) -> DeviceError {
     let text = e.to_string();
-    let where_ = match link {
-        Link::Server { addr, .. } => format!("the adb server at {addr}"),
-        Link::Direct(d) => format!("{}", d.addr()),
-    };
+    let where_ = format!("the adb server at {}", link.addr);
     let lower = text.to_ascii_lowercase();
     if lower.contains("not found") && lower.contains("device") {
         return DeviceError::NotFound {
@@ -56,4 +53,45 @@ pub(crate) fn adb_error(
         }
     }
     DeviceError::backend(format!("{what} on \"{id}\" failed: {text}"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_lost_device_points_to_the_device_list() {
+        let link = Link {
+            addr: "127.0.0.1:5037".parse().unwrap(),
+            serial: "s".into(),
+        };
+        let gone = adb_client::RustADBError::IOError(std::io::ErrorKind::ConnectionReset.into());
+        let e = adb_error("s", &link, "tapping", gone);
+        assert!(
+            matches!(
+                &e,
+                DeviceError::Backend {
+                    next: Some(NextStep::ListDevices),
+                    ..
+                }
+            ),
+            "{e:?}"
+        );
+        assert!(
+            e.to_string().contains("the adb server at 127.0.0.1:5037"),
+            "{e}"
+        );
+        let offline = adb_client::RustADBError::ADBRequestFailed("device offline".into());
+        let e = adb_error("s", &link, "tapping", offline);
+        assert!(
+            matches!(
+                &e,
+                DeviceError::Backend {
+                    next: Some(NextStep::ListDevices),
+                    ..
+                }
+            ),
+            "{e:?}"
+        );
+    }
 }

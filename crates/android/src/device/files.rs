@@ -20,15 +20,10 @@ impl AndroidDevice {
         let link = self.link.clone();
         let id = self.id.clone();
         let (local, remote) = (local.to_path_buf(), remote.as_str().to_string());
-        run(
-            "pushing the file",
-            self.install_timeout,
-            self.link.on_timeout(),
-            move || {
-                link.push(&local, &remote)
-                    .map_err(|e| adb_error(&id, &link, &format!("pushing to {remote}"), e))
-            },
-        )
+        run("pushing the file", self.install_timeout, move || {
+            link.push(&local, &remote)
+                .map_err(|e| adb_error(&id, &link, &format!("pushing to {remote}"), e))
+        })
         .await
     }
 
@@ -37,21 +32,16 @@ impl AndroidDevice {
         let link = self.link.clone();
         let id = self.id.clone();
         let (local, remote) = (local.to_path_buf(), remote.as_str().to_string());
-        run(
-            "pulling the file",
-            self.install_timeout,
-            self.link.on_timeout(),
-            move || {
-                link.pull(&remote, &local).map_err(|e| {
-                    let text = e.to_string();
-                    if output::PULL_NO_FILE.failed(&text) {
-                        DeviceError::not_found(format!("The device file {remote}"), text)
-                    } else {
-                        adb_error(&id, &link, &format!("pulling {remote}"), e)
-                    }
-                })
-            },
-        )
+        run("pulling the file", self.install_timeout, move || {
+            link.pull(&remote, &local).map_err(|e| {
+                let text = e.to_string();
+                if output::PULL_NO_FILE.failed(&text) {
+                    DeviceError::not_found(format!("The device file {remote}"), text)
+                } else {
+                    adb_error(&id, &link, &format!("pulling {remote}"), e)
+                }
+            })
+        })
         .await
     }
 }

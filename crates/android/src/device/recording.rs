@@ -42,7 +42,7 @@ impl AndroidDevice {
             &limit.to_string(),
             &device_path,
         ])?;
-        let link = self.link.fork();
+        let link = self.link.clone();
         let (tx, mut rx) = tokio::sync::oneshot::channel();
         std::thread::Builder::new()
             .name("screenrecord".into())

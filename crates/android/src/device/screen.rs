@@ -25,14 +25,14 @@ use crate::quote::command;
 /// the raw frame fast; a device reached over a real network (adb over Wi-Fi, `HOST:PORT`
 /// with a non-loopback host) is bandwidth-bound, so its first guess is the ~10x smaller PNG.
 pub(super) fn prefers_png(link: &Link) -> bool {
-    let host = match link {
-        // mDNS-discovered Wi-Fi devices: `adb-SERIAL-id._adb-tls-connect._tcp`.
-        Link::Server { serial, .. } if serial.contains("._adb") => return true,
-        Link::Server { serial, .. } => match serial.rsplit_once(':') {
-            Some((host, port)) if port.parse::<u16>().is_ok() => host.to_string(),
-            _ => return false,
-        },
-        Link::Direct(d) => d.addr().ip().to_string(),
+    let serial = &link.serial;
+    // mDNS-discovered Wi-Fi devices: `adb-SERIAL-id._adb-tls-connect._tcp`.
+    if serial.contains("._adb") {
+        return true;
+    }
+    let host = match serial.rsplit_once(':') {
+        Some((host, port)) if port.parse::<u16>().is_ok() => host,
+        _ => return false,
     };
     match host.parse::<std::net::IpAddr>() {
         Ok(ip) => !ip.is_loopback(),
@@ -255,7 +255,7 @@ mod tests {
 
     #[test]
     fn png_only_over_a_real_network() {
-        let server = |serial: &str| Link::Server {
+        let server = |serial: &str| Link {
             addr: "127.0.0.1:5037".parse().unwrap(),
             serial: serial.into(),
         };
@@ -266,13 +266,10 @@ mod tests {
         assert!(prefers_png(&server(
             "adb-R58M-abc._adb-tls-connect._tcp:37000"
         )));
-        let direct = |a: &str| {
-            Link::Direct(std::sync::Arc::new(crate::adb::transport::DirectLink::new(
-                a.parse().unwrap(),
-            )))
-        };
-        assert!(!prefers_png(&direct("127.0.0.1:15555")));
-        assert!(prefers_png(&direct("10.0.0.9:5555")));
+        // The rule is about the device's address, not the server's: a loopback server
+        // that reaches a phone over the network still prefers PNG.
+        assert!(prefers_png(&server("10.0.0.9:5555")));
+        assert!(!prefers_png(&server("localhost:5555")));
     }
 
     #[test]

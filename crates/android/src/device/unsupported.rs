@@ -31,3 +31,47 @@ impl AndroidDevice {
         ))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use super::*;
+    use crate::adb::Link;
+
+    #[tokio::test]
+    async fn clipboard_errors_name_a_next_step_not_a_tool() {
+        let link = Link {
+            addr: "127.0.0.1:9".parse().unwrap(),
+            serial: "s".into(),
+        };
+        let d = AndroidDevice::new(
+            "s".into(),
+            link,
+            Duration::from_secs(1),
+            Duration::from_secs(1),
+        );
+        let e = d.clipboard().await.unwrap_err();
+        assert!(
+            matches!(
+                e,
+                DeviceError::Unsupported {
+                    next: Some(NextStep::ListElements),
+                    ..
+                }
+            ),
+            "{e:?}"
+        );
+        let e = d.set_clipboard("x").await.unwrap_err();
+        assert!(
+            matches!(
+                e,
+                DeviceError::Unsupported {
+                    next: Some(NextStep::TypeText),
+                    ..
+                }
+            ),
+            "{e:?}"
+        );
+    }
+}
