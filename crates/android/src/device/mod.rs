@@ -7,9 +7,9 @@
 //! two agents' taps never interleave inside a double tap or a typed string.
 //!
 //! The `Device` impl here only delegates: each method is an inherent method of the same
-//! name in its area's file ([`apps`], [`screen`], [`input`], [`files`], [`logs`],
-//! [`recording`], [`unsupported`]), whose doc comment lists its device commands;
-//! [`errors`] words adb failures.
+//! name in its area's file (`apps`, `screen`, `input`, `files`, `logs`,
+//! `recording`, `unsupported`), whose doc comment lists its device commands;
+//! `errors` words adb failures.
 
 use std::path::Path;
 use std::sync::Arc;
