@@ -191,10 +191,9 @@ struct Progress {
 impl Read for Progress {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
         if self.cancel.load(Ordering::Relaxed) {
-            return Err(io::Error::new(
-                io::ErrorKind::Interrupted,
-                "the install was cancelled",
-            ));
+            // Not `Interrupted`: `std::io::copy`, which streams this, retries those, and
+            // would spin on a cancelled upload forever.
+            return Err(io::Error::other("the install was cancelled"));
         }
         let n = self.inner.read(buf)?;
         self.sent += n as u64;
@@ -298,5 +297,31 @@ mod tests {
             .await
             .unwrap();
         assert!(closed_after < Duration::from_secs(5), "{closed_after:?}");
+    }
+
+    #[test]
+    fn a_cancelled_upload_ends_the_copy() {
+        // adb_client streams an install with `std::io::copy`, which retries a read that
+        // fails with `Interrupted`: the cancelled reader must fail with another kind.
+        let dir = tempfile::tempdir().unwrap();
+        let apk = dir.path().join("a.apk");
+        std::fs::write(&apk, vec![7u8; 4096]).unwrap();
+        let cancel = Arc::new(AtomicBool::new(true));
+        let mut reader = Progress {
+            inner: File::open(&apk).unwrap(),
+            sent: 0,
+            reported: 0,
+            cancel,
+            total: 4096,
+            cb: None,
+        };
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            let _ = tx.send(std::io::copy(&mut reader, &mut std::io::sink()));
+        });
+        let copied = rx
+            .recv_timeout(Duration::from_secs(5))
+            .expect("the copy ended");
+        assert!(copied.is_err(), "{copied:?}");
     }
 }
