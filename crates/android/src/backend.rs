@@ -1,10 +1,8 @@
-//! `AndroidBackend`: lists the devices of every configured adb server (or the one
-//! direct adbd) and opens them.
+//! `AndroidBackend`: lists the devices of every configured adb server and opens them.
 //!
 //! Ids: devices of the first server keep their adb serial (`emulator-5554`); devices of
 //! any further server are named `HOST:PORT/SERIAL` (`10.0.0.7:5037/emulator-5554`), so
-//! two servers that each see an `emulator-5554` still give distinct ids. A direct device
-//! is named by its address (`127.0.0.1:15555`).
+//! two servers that each see an `emulator-5554` still give distinct ids.
 //!
 //! A listing costs one `host:devices-l` per server plus, for each usable device, one
 //! `getprop` the first time that device is seen on that connection: the properties it
@@ -20,16 +18,14 @@ use std::time::{Duration, Instant};
 
 use async_trait::async_trait;
 use mobile_device::{
-    Device, DeviceBackend, DeviceError, DeviceInfo, DeviceKind, DeviceState, Discovery, Platform,
-    Result,
+    Device, DeviceBackend, DeviceError, DeviceInfo, DeviceKind, Discovery, Platform, Result,
 };
 
+use crate::adb::{HostError, Link, host, run_shell};
 use crate::config::{AndroidConfig, find_adb};
 use crate::device::{AndroidDevice, into_dyn};
-use crate::host::{self, HostError};
 use crate::parse;
 use crate::quote::command;
-use crate::transport::{DirectLink, Link, run_shell};
 
 /// How long a device listing waits for one server, and for one device's properties.
 const LIST_TIMEOUT: Duration = Duration::from_secs(5);
@@ -38,18 +34,9 @@ const START_TIMEOUT: Duration = Duration::from_secs(20);
 /// Do not retry starting a server more often than this.
 const START_RETRY: Duration = Duration::from_secs(30);
 
-enum Mode {
-    Servers(AndroidConfig),
-    Direct {
-        addr: SocketAddrV4,
-        link: Arc<DirectLink>,
-        config: AndroidConfig,
-    },
-}
-
 /// The Android device source.
 pub struct AndroidBackend {
-    mode: Mode,
+    config: AndroidConfig,
     last_start: Mutex<Option<Instant>>,
     /// Properties of the devices in the last listing, by their connection (see the module doc).
     props: Mutex<HashMap<PropKey, parse::props::PropInfo>>,
@@ -62,21 +49,7 @@ impl AndroidBackend {
     /// Devices of the adb servers in `config`.
     pub fn new(config: AndroidConfig) -> Self {
         AndroidBackend {
-            mode: Mode::Servers(config),
-            last_start: Mutex::new(None),
-            props: Mutex::new(HashMap::new()),
-        }
-    }
-
-    /// One device reached directly over TCP (an adbd, such as the virtual phone), with
-    /// no adb server in between.
-    pub fn direct(addr: SocketAddrV4) -> Self {
-        AndroidBackend {
-            mode: Mode::Direct {
-                addr,
-                link: Arc::new(DirectLink::new(addr)),
-                config: AndroidConfig::default(),
-            },
+            config,
             last_start: Mutex::new(None),
             props: Mutex::new(HashMap::new()),
         }
@@ -86,18 +59,9 @@ impl AndroidBackend {
         self.props.lock().unwrap_or_else(|p| p.into_inner())
     }
 
-    fn config(&self) -> &AndroidConfig {
-        match &self.mode {
-            Mode::Servers(c) => c,
-            Mode::Direct { config, .. } => config,
-        }
-    }
-
     /// Maps a listing id back to its server and serial.
     fn locate(&self, id: &str) -> Option<(SocketAddrV4, String)> {
-        let Mode::Servers(cfg) = &self.mode else {
-            return None;
-        };
+        let cfg = &self.config;
         if let Some((prefix, serial)) = id.split_once('/')
             && let Ok(addr) = prefix.parse::<SocketAddrV4>()
             && cfg.servers.iter().skip(1).any(|s| *s == addr)
@@ -153,18 +117,12 @@ impl AndroidBackend {
         &self,
         id: String,
         link: Link,
-        listed: Option<&parse::devices::ListedDevice>,
+        listed: &parse::devices::ListedDevice,
     ) -> (DeviceInfo, Option<String>) {
-        let serial = match (&link, listed) {
-            (_, Some(l)) => l.serial.clone(),
-            (Link::Direct(d), None) => d.addr().to_string(),
-            (Link::Server { serial, .. }, None) => serial.clone(),
-        };
+        let serial = listed.serial.clone();
         let mut info = DeviceInfo {
             id: id.clone(),
-            name: listed
-                .and_then(|l| l.model.clone())
-                .unwrap_or_else(|| serial.clone()),
+            name: listed.model.clone().unwrap_or_else(|| serial.clone()),
             platform: Platform::Android,
             kind: if serial.starts_with("emulator-") {
                 DeviceKind::Emulator
@@ -172,19 +130,14 @@ impl AndroidBackend {
                 DeviceKind::Real
             },
             version: None,
-            state: listed
-                .map(|l| l.state.clone())
-                .unwrap_or(DeviceState::Online),
-            model: listed.and_then(|l| l.model.clone()),
-            hint: listed.and_then(|l| parse::devices::state_hint(&l.raw_state)),
+            state: listed.state.clone(),
+            model: listed.model.clone(),
+            hint: parse::devices::state_hint(&listed.raw_state),
         };
         if !info.state.is_usable() {
             return (info, None);
         }
-        let key = match (&link, listed.and_then(|l| l.transport_id)) {
-            (Link::Server { addr, .. }, Some(t)) => Some((*addr, serial.clone(), t)),
-            _ => None,
-        };
+        let key = listed.transport_id.map(|t| (link.addr, serial.clone(), t));
         let known = key.as_ref().and_then(|k| self.lock_props().get(k).cloned());
         if let Some(p) = known {
             apply_props(&mut info, p);
@@ -216,12 +169,6 @@ impl AndroidBackend {
             }
             Err(e) => {
                 let note = format!("could not read the properties of \"{id}\": {e}");
-                if matches!(link, Link::Direct(_)) {
-                    info.state = DeviceState::Offline;
-                    info.hint = Some(format!(
-                        "Nothing answered as an adb device at {serial}; start the device (or the virtual phone) and list again"
-                    ));
-                }
                 (info, Some(note))
             }
         }
@@ -230,12 +177,15 @@ impl AndroidBackend {
     async fn discover_servers(&self, cfg: &AndroidConfig) -> Discovery {
         let mut discovery = Discovery::default();
         let mut replies = futures_all(cfg.servers.iter().map(|a| Self::list_server(*a))).await;
-        // Start a server where none answered, if an adb binary can be found.
+        // Start a server where none answered, if the configuration allows it and an adb
+        // binary can be found.
         let unreachable: Vec<usize> = replies
             .iter()
             .enumerate()
             .filter(|(i, r)| {
-                matches!(r, Err(HostError::Unreachable(_))) && cfg.servers[*i].ip().is_loopback()
+                cfg.start_server
+                    && matches!(r, Err(HostError::Unreachable(_)))
+                    && cfg.servers[*i].ip().is_loopback()
             })
             .map(|(i, _)| i)
             .collect();
@@ -288,7 +238,7 @@ impl AndroidBackend {
                     }
                     for l in listed {
                         let id = self.id_for(i, addr, &l.serial);
-                        let link = Link::Server {
+                        let link = Link {
                             addr,
                             serial: l.serial.clone(),
                         };
@@ -315,15 +265,13 @@ impl AndroidBackend {
         // the listing; a server that did not answer keeps nothing).
         self.lock_props().retain(|(addr, serial, t), _| {
             pending.iter().any(|(_, link, l)| {
-                matches!(link, Link::Server { addr: a, .. } if a == addr)
-                    && l.serial == *serial
-                    && l.transport_id == Some(*t)
+                link.addr == *addr && l.serial == *serial && l.transport_id == Some(*t)
             })
         });
         let infos = futures_all(
             pending
                 .iter()
-                .map(|(id, link, l)| self.device_info(id.clone(), link.clone(), Some(l))),
+                .map(|(id, link, l)| self.device_info(id.clone(), link.clone(), l)),
         )
         .await;
         for (info, note) in infos {
@@ -375,45 +323,20 @@ impl DeviceBackend for AndroidBackend {
     }
 
     async fn discover(&self) -> Discovery {
-        match &self.mode {
-            Mode::Servers(cfg) => self.discover_servers(cfg).await,
-            Mode::Direct { addr, link, .. } => {
-                let (info, note) = self
-                    .device_info(addr.to_string(), Link::Direct(link.clone()), None)
-                    .await;
-                Discovery {
-                    devices: vec![info],
-                    notes: note.into_iter().collect(),
-                }
-            }
-        }
+        self.discover_servers(&self.config).await
     }
 
     async fn open(&self, info: &DeviceInfo) -> Result<Arc<dyn Device>> {
-        let cfg = self.config();
-        let link = match &self.mode {
-            Mode::Direct { addr, link, .. } => {
-                if info.id != addr.to_string() {
-                    return Err(DeviceError::not_found(
-                        format!("Device \"{}\"", info.id),
-                        format!("this backend drives only {addr}"),
-                    ));
-                }
-                Link::Direct(link.clone())
-            }
-            Mode::Servers(_) => {
-                let (addr, serial) = self.locate(&info.id).ok_or_else(|| {
-                    DeviceError::not_found(
-                        format!("Device \"{}\"", info.id),
-                        "no adb server is configured",
-                    )
-                })?;
-                Link::Server { addr, serial }
-            }
-        };
+        let cfg = &self.config;
+        let (addr, serial) = self.locate(&info.id).ok_or_else(|| {
+            DeviceError::not_found(
+                format!("Device \"{}\"", info.id),
+                "no adb server is configured",
+            )
+        })?;
         Ok(into_dyn(AndroidDevice::new(
             info.id.clone(),
-            link,
+            Link { addr, serial },
             cfg.timeout,
             cfg.install_timeout,
         )))
@@ -466,5 +389,30 @@ mod tests {
                 "no adb server answered at {addr} and no adb binary was found in $ANDROID_HOME/platform-tools or PATH; install Android platform-tools"
             )]
         );
+    }
+
+    #[cfg(unix)]
+    #[tokio::test]
+    async fn a_config_that_may_not_start_a_server_never_runs_adb() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let marker = dir.path().join("ran");
+        let adb = dir.path().join("adb");
+        std::fs::write(&adb, format!("#!/bin/sh\ntouch '{}'\n", marker.display())).unwrap();
+        std::fs::set_permissions(&adb, std::fs::Permissions::from_mode(0o755)).unwrap();
+        let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let std::net::SocketAddr::V4(addr) = l.local_addr().unwrap() else {
+            unreachable!()
+        };
+        drop(l);
+        let cfg = AndroidConfig {
+            adb_path: Some(adb),
+            ..AndroidConfig::only_server(addr)
+        };
+        assert_eq!(cfg.servers, vec![addr]);
+        let d = AndroidBackend::new(cfg).discover().await;
+        assert!(d.devices.is_empty());
+        assert_eq!(d.notes, vec![format!("no adb server answered at {addr}")]);
+        assert!(!marker.exists(), "adb was run");
     }
 }

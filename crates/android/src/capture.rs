@@ -4,16 +4,16 @@
 //! (`-p`, about 10× smaller, but the phone's CPU spends tens to hundreds of milliseconds
 //! encoding it). Which one is faster depends on the phone and the link: a USB phone with a
 //! slow CPU favours raw, adb over Wi-Fi favours PNG, and the virtual phone of the tests
-//! (which caches its PNG) favours PNG by 50×. So the choice is measured per device: the first
-//! capture uses the likely winner (guessed from the link, `device::prefers_png`), the
+//! (which caches its PNG) favours PNG by far. So the choice is measured per device: the first
+//! capture uses the likely winner (guessed from the link, `device::screen::prefers_png`), the
 //! second tries the other route, then every capture takes the faster by a moving average of
 //! its wall time, re-trying the slower one now and then so a change (a busier phone,
 //! another screen) is noticed. How often depends on what a re-try costs: every
 //! [`REPROBE_EVERY`] captures when the routes are close, but when the slower one costs
-//! many times the faster (48 ms against 0.6 ms on the virtual phone) only as often as
+//! many times the faster (as on the virtual phone) only as often as
 //! keeps its average cost per capture at [`REPROBE_SHARE`] of the faster route's time,
-//! and at least every [`REPROBE_AT_MOST`] captures. Re-trying every 16 captures there
-//! cost 3 ms per screenshot on average, five times the capture itself. Each capture is
+//! and at least every [`REPROBE_AT_MOST`] captures: re-trying at a fixed rate there would
+//! cost several times the capture itself on average. Each capture is
 //! still one device round trip.
 //!
 //! The host's decode afterwards is left out of the comparison: both routes then feed the same
@@ -172,7 +172,7 @@ mod tests {
         assert_eq!(reprobes(60, 100, 4 * REPROBE_EVERY), 4);
         // 50 vs 10 ms: a re-try costs 40 ms, 5% of 10 ms is 0.5: every 80 captures.
         assert_eq!(reprobes(50, 10, 800), 10);
-        // Far apart (the virtual phone: 48 vs 0.6 ms): every REPROBE_AT_MOST captures.
+        // Far apart (as on the virtual phone): every REPROBE_AT_MOST captures.
         assert_eq!(reprobes(50, 1, 4 * REPROBE_AT_MOST), 4);
     }
 

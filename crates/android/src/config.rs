@@ -14,6 +14,11 @@ pub struct AndroidConfig {
     /// adb servers to list devices from, in order. Devices of the first keep their
     /// serial as id; devices of the others are named `HOST:PORT/SERIAL`.
     pub servers: Vec<SocketAddrV4>,
+    /// Whether discovery may start a server (`adb -P PORT start-server`) on a loopback
+    /// address in [`servers`](Self::servers) where none answers. With `false` the backend
+    /// never runs `adb` and talks only to the listed servers (the server's `--demo`
+    /// mode, whose adb server is the virtual phone's own front end).
+    pub start_server: bool,
     /// The `adb` binary used to start a server when none answers (otherwise
     /// `$ANDROID_HOME/platform-tools/adb`, then `adb` on `PATH`).
     pub adb_path: Option<PathBuf>,
@@ -27,6 +32,7 @@ impl Default for AndroidConfig {
     fn default() -> Self {
         AndroidConfig {
             servers: vec![DEFAULT_SERVER],
+            start_server: true,
             adb_path: None,
             timeout: Duration::from_secs(30),
             install_timeout: Duration::from_secs(300),
@@ -47,6 +53,16 @@ impl AndroidConfig {
         });
         AndroidConfig {
             servers: vec![server],
+            ..Default::default()
+        }
+    }
+
+    /// Only the adb server at `addr`, which is never started by this backend (no `adb`
+    /// binary is looked for or run); the other fields are the defaults.
+    pub fn only_server(addr: SocketAddrV4) -> Self {
+        AndroidConfig {
+            servers: vec![addr],
+            start_server: false,
             ..Default::default()
         }
     }

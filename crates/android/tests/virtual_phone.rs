@@ -1,5 +1,5 @@
 //! Every `Device` method of the Android backend against the virtual phone, through a
-//! private adb server (never the default one on 5037) and directly over TCP. Asserts on
+//! private adb server (never the default one on 5037). Asserts on
 //! what the phone received (the argv its shell split) and on its state afterwards.
 //!
 //! The backend never runs `adb start-server` for a server that answers (it speaks the
@@ -399,68 +399,36 @@ async fn every_method_through_a_private_adb_server() {
     .expect("test finished in time");
 }
 
+/// The `--demo` configuration: one server, never started by the backend. It lists and
+/// drives the phone through that server, and where nothing answers it says only that.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn direct_tcp_without_an_adb_server() {
+async fn a_config_of_one_server_only_never_starts_one() {
     tokio::time::timeout(TEST_DEADLINE, async {
         let phone = VirtualPhone::start(PhoneConfig::default()).unwrap();
-        let std::net::SocketAddr::V4(addr) = phone.addr() else {
-            panic!("IPv4 loopback expected")
-        };
-        let backend = AndroidBackend::direct(addr);
+        let adb = PrivateAdbServer::start().unwrap();
+        adb.connect(&phone).unwrap();
+        let backend = AndroidBackend::new(AndroidConfig::only_server(adb.socket_addr()));
         let found = backend.discover().await;
-        assert_eq!(found.devices.len(), 1, "{found:?}");
-        let info = &found.devices[0];
-        assert_eq!(info.id, addr.to_string());
-        assert_eq!(info.state, DeviceState::Online);
-        assert_eq!(info.model.as_deref(), Some("Pixel 7"));
+        let info = found
+            .devices
+            .iter()
+            .find(|d| d.id == phone.serial())
+            .unwrap_or_else(|| panic!("phone not listed: {found:?}"));
         let d = backend.open(info).await.unwrap();
-        let size = d.screen_size().await.unwrap();
-        assert_eq!((size.width, size.height), (1080, 2400));
         phone.update_state(|s| s.input_events.clear());
         d.tap(Point::new(5, 6)).await.unwrap();
         assert_eq!(events(&phone), vec![InputEvent::Tap { x: 5.0, y: 6.0 }]);
-        d.type_text("a b").await.unwrap();
-        let shot = d.screenshot(&ScreenshotOptions::default()).await.unwrap();
-        assert_eq!(
-            shot.format,
-            CaptureFormat::ScaledRgb8 {
-                width: 461,
-                height: 1024,
-                source_width: 1080,
-                source_height: 2400
-            }
-        );
-        let dir = tempfile::tempdir().unwrap();
-        let local = dir.path().join("f.txt");
-        std::fs::write(&local, b"direct bytes").unwrap();
-        let remote = DevicePath::parse("/sdcard/f.txt").unwrap();
-        assert_eq!(d.push_file(&local, &remote).await.unwrap(), 12);
-        assert_eq!(
-            phone.file("/sdcard/f.txt").as_deref(),
-            Some(&b"direct bytes"[..])
-        );
-        let back = dir.path().join("g.txt");
-        assert_eq!(d.pull_file(&remote, &back).await.unwrap(), 12);
-        assert_eq!(std::fs::read(&back).unwrap(), b"direct bytes");
-        let apk = dir.path().join("d.apk");
-        std::fs::write(
-            &apk,
-            virtual_phone::fake_apk("com.example.direct", "Direct"),
-        )
-        .unwrap();
-        d.install_app(&apk, None).await.unwrap();
-        assert!(phone.state().packages.contains_key("com.example.direct"));
-        let els = d.list_elements().await.unwrap();
-        assert!(!els.is_empty());
-        assert!(phone.injections().is_empty());
 
-        // The phone goes away: calls fail with an error, quickly, and nothing panics.
-        phone.stop();
-        let t = std::time::Instant::now();
-        assert!(d.screen_size().await.is_err());
-        assert!(t.elapsed() < Duration::from_secs(25), "{:?}", t.elapsed());
-        let found = backend.discover().await;
-        assert_ne!(found.devices[0].state, DeviceState::Online);
+        let port = virtual_phone::adb_server::free_port().unwrap();
+        let dead: std::net::SocketAddrV4 = format!("127.0.0.1:{port}").parse().unwrap();
+        let found = AndroidBackend::new(AndroidConfig::only_server(dead))
+            .discover()
+            .await;
+        assert!(found.devices.is_empty(), "{found:?}");
+        assert_eq!(
+            found.notes,
+            vec![format!("no adb server answered at {dead}")]
+        );
     })
     .await
     .expect("test finished in time");

@@ -8,11 +8,15 @@ use mobile_device::DeviceState;
 /// One line of the adb server's device list.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ListedDevice {
+    /// The device's adb serial (`emulator-5554`, `HOST:PORT`, a USB serial).
     pub serial: String,
+    /// The state, as the listing shows it.
     pub state: DeviceState,
     /// The state word as adb printed it (`device`, `unauthorized`, `no permissions`…).
     pub raw_state: String,
+    /// `model:` of the `-l` listing, if printed.
     pub model: Option<String>,
+    /// `product:` of the `-l` listing, if printed.
     pub product: Option<String>,
     /// The adb server's number for this connection of the device (`transport_id:N`, adb
     /// 1.0.40 and later). A reconnect or reboot gets a new one, so it identifies one boot

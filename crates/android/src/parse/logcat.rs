@@ -75,7 +75,9 @@ pub fn parse_threadtime(text: &str) -> Vec<LogEntry> {
 /// One crash found in the crash buffer, with its full text.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CrashReport {
+    /// The crash as listed.
     pub crash: Crash,
+    /// The crash's whole text.
     pub text: String,
 }
 

@@ -26,8 +26,11 @@ pub fn parse_getprop(text: &str) -> HashMap<String, String> {
 /// What a device listing needs from its properties.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PropInfo {
+    /// `ro.product.model`, if set.
     pub model: Option<String>,
+    /// The Android version (`ro.build.version.release`), if set.
     pub version: Option<String>,
+    /// Emulator or real device.
     pub kind: DeviceKind,
 }
 

@@ -4,25 +4,24 @@
 //! Why not `adb_client`'s `ADBServerDevice::shell_command`: before every command it asks
 //! the server for the device's features, on a connection of its own
 //! (`host:transport:SERIAL` + `host:features`), to choose between the shell protocols v1
-//! and v2, and only then opens the shell's connection. Measured through the real adb
-//! server to the virtual phone, one `echo` took 279–305 µs that way (median of 550, three
-//! runs) and 189–209 µs in one connection; the features query alone took 62–79 µs. The
-//! adb server answers it from its own table, so the query is pure overhead on every phone
-//! command, and on a phone command the round trip is most of a tool's latency.
+//! and v2, and only then opens the shell's connection: a second connection and round trip
+//! per command (docs/performance.md has the measurements). The adb server answers it from
+//! its own table, so the query is pure overhead on every phone command, and on a phone
+//! command the round trip is most of a tool's latency.
 //!
 //! v1 is enough for what this crate asks of a shell: stdout and stderr arrive as one
 //! stream (this crate never asked for stderr apart) and the exit status is never read
-//! (errors are recognised in the output). A `shell:` service with a command runs without a
-//! terminal since Android 7, as v2's `raw` does; devices before that have no `shell_v2`,
-//! so `adb_client` used v1 on them as well. Everything else (file transfer, installs,
-//! direct adbd) stays with `adb_client`.
+//! (errors are recognised in the output, by [`super::output`]). A `shell:` service with
+//! a command runs without a terminal since Android 7, as v2's `raw` does; devices before
+//! that have no `shell_v2`, so `adb_client` used v1 on them as well. Everything else
+//! (file transfer, installs) stays with `adb_client`.
 //!
 //! A call can be hung up from another thread ([`Hangup`]): its connection is closed, the
 //! server closes the device's stream, and adbd ends the command. The caller uses that when
 //! it stops waiting (a passed deadline, a cancelled tool call), so a command that hangs on
 //! the phone does not keep running there, nor keep a blocking thread here.
 //!
-//! The requests are framed by [`crate::host::exchange`]. A `FAIL` becomes
+//! The requests are framed by [`super::host::exchange`]. A `FAIL` becomes
 //! `RustADBError::ADBRequestFailed` with the server's message, as `adb_client` reports it,
 //! so [`crate::device::adb_error`] reads both alike.
 
@@ -32,8 +31,8 @@ use std::sync::{Mutex, MutexGuard};
 
 use adb_client::RustADBError;
 
-use crate::host::{Reply, exchange, fits};
-use crate::transport::AdbResult;
+use super::host::{Reply, exchange, fits};
+use super::transport::AdbResult;
 
 /// Ends one shell call from another thread (see the module doc).
 #[derive(Debug, Default)]

@@ -1,6 +1,6 @@
 //! The adb server's host protocol, spoken directly for what this crate does not ask of
 //! `adb_client`: discovery's requests (`host:devices-l`, `host:version`) and the framing of
-//! the shell requests in [`crate::server_shell`]. A request is `XXXX` hex length + request;
+//! the shell requests in [`super::shell`]. A request is `XXXX` hex length + request;
 //! the answer `OKAY` (a host query then sends hex length + body), or `FAIL` + hex length +
 //! message.
 //!
@@ -16,7 +16,7 @@ use std::time::Duration;
 
 /// Why a host request failed.
 #[derive(Debug)]
-pub enum HostError {
+pub(crate) enum HostError {
     /// Nothing answered (refused, timed out): no server there.
     Unreachable(io::Error),
     /// The server answered `FAIL` with this message.
@@ -94,7 +94,11 @@ fn read_hex_len(s: &mut TcpStream) -> io::Result<usize> {
 }
 
 /// Sends one host request and returns the reply body.
-pub fn request(addr: SocketAddrV4, req: &str, timeout: Duration) -> Result<String, HostError> {
+pub(crate) fn request(
+    addr: SocketAddrV4,
+    req: &str,
+    timeout: Duration,
+) -> Result<String, HostError> {
     let mut s =
         TcpStream::connect_timeout(&SocketAddr::V4(addr), timeout.min(Duration::from_secs(3)))
             .map_err(HostError::Unreachable)?;

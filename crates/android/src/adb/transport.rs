@@ -1,0 +1,327 @@
+//! How one device is reached: through an adb server, a fresh server connection per call
+//! and no shared state. Shells go through [`super::shell`] (one connection, no features
+//! query); files and installs through `adb_client`'s `ADBServerDevice`, which connects
+//! only to the address it is given (it never starts a server itself).
+//!
+//! Everything here blocks; [`run`] moves it onto tokio's blocking pool under a
+//! deadline.
+
+use std::fs::File;
+use std::io::{self, Read, Write};
+use std::net::SocketAddrV4;
+use std::path::Path;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use adb_client::server_device::ADBServerDevice;
+use adb_client::{ADBDeviceExt, RustADBError};
+use mobile_device::{DeviceError, ProgressFn, Result};
+
+pub(crate) use super::shell::Hangup;
+
+/// A blocking failure, before it is given a device-specific message.
+pub(crate) type AdbResult<T> = std::result::Result<T, RustADBError>;
+
+/// Runs blocking adb work on tokio's blocking pool with a deadline; on timeout a
+/// `Timeout` error says what did not finish.
+pub(crate) async fn run<T, F>(what: &str, deadline: Duration, f: F) -> Result<T>
+where
+    T: Send + 'static,
+    F: FnOnce() -> Result<T> + Send + 'static,
+{
+    let task = tokio::task::spawn_blocking(f);
+    match tokio::time::timeout(deadline, task).await {
+        Ok(Ok(r)) => r,
+        Ok(Err(join)) => Err(DeviceError::backend(format!(
+            "{what} failed inside the adb client: {join}"
+        ))),
+        Err(_) => Err(DeviceError::Timeout {
+            what: what.to_string(),
+            after: deadline,
+        }),
+    }
+}
+
+/// Runs a shell job like [`run`], and stops its command on the device when the caller stops
+/// waiting: at the deadline, or when this future is dropped (a cancelled tool call); the
+/// job's connection is closed ([`Hangup`]).
+pub(crate) async fn run_shell<T, F>(
+    link: &Link,
+    what: &str,
+    deadline: Duration,
+    job: F,
+) -> Result<T>
+where
+    T: Send + 'static,
+    F: FnOnce(&Link, &Hangup) -> Result<T> + Send + 'static,
+{
+    let hangup = Arc::new(Hangup::default());
+    let _stop = HangUpOnDrop(hangup.clone());
+    let l = link.clone();
+    run(what, deadline, move || job(&l, &hangup)).await
+}
+
+/// Hangs a call up when its waiter goes away; after a finished call, does nothing.
+struct HangUpOnDrop(Arc<Hangup>);
+
+impl Drop for HangUpOnDrop {
+    fn drop(&mut self) {
+        self.0.hang_up();
+    }
+}
+
+/// One device: the adb server that reaches it and its serial there.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Link {
+    /// The adb server.
+    pub(crate) addr: SocketAddrV4,
+    /// The device's serial on that server.
+    pub(crate) serial: String,
+}
+
+impl Link {
+    /// Runs a shell command and returns its output (stdout and stderr together).
+    pub(crate) fn shell(&self, cmd: &str, hangup: &Hangup) -> AdbResult<Vec<u8>> {
+        let mut out = Vec::new();
+        self.shell_to(cmd, &mut out, hangup)?;
+        Ok(out)
+    }
+
+    /// Runs one shell command, writing its output to `out` as it arrives; `hangup` ends it
+    /// early.
+    pub(crate) fn shell_to(
+        &self,
+        cmd: &str,
+        out: &mut dyn std::io::Write,
+        hangup: &Hangup,
+    ) -> AdbResult<()> {
+        super::shell::shell(self.addr, &self.serial, cmd, out, hangup)
+    }
+
+    /// Pushes a local file; returns the bytes sent.
+    pub(crate) fn push(&self, local: &Path, remote: &str) -> AdbResult<u64> {
+        let file = File::open(local)?;
+        let mut counted = Counting { inner: file, n: 0 };
+        ADBDeviceExt::push(&mut self.server_device(), &mut counted, &remote)?;
+        Ok(counted.n)
+    }
+
+    /// Pulls a device file into `local`; returns the bytes received.
+    pub(crate) fn pull(&self, remote: &str, local: &Path) -> AdbResult<u64> {
+        let file = File::create(local)?;
+        let mut counted = Counting { inner: file, n: 0 };
+        if let Err(e) = ADBDeviceExt::pull(&mut self.server_device(), &remote, &mut counted) {
+            let _ = std::fs::remove_file(local);
+            return Err(e);
+        }
+        counted.inner.flush()?;
+        Ok(counted.n)
+    }
+
+    /// Installs an APK with the streamed `exec:cmd package install -S SIZE`.
+    ///
+    /// The APK is streamed by this crate over adb_client's `exec`, so `progress` sees the
+    /// bytes as they go (at most every MiB, and at the end); `exec` returns once the input
+    /// is sent, and the device's reply is read to its end through a sink whose drop marks
+    /// the end of the stream.
+    ///
+    /// Setting `cancel` stops the upload at the next read.
+    pub(crate) fn install(
+        &self,
+        apk: &Path,
+        progress: Option<ProgressFn>,
+        cancel: Arc<AtomicBool>,
+    ) -> AdbResult<()> {
+        let file = File::open(apk)?;
+        let total = file.metadata()?.len();
+        if let Some(p) = &progress {
+            p(0, total);
+        }
+        let size = total.to_string();
+        let cmd = crate::quote::command(&["cmd", "package", "install", "-S", &size])
+            .map_err(|e| RustADBError::ADBRequestFailed(e.to_string()))?;
+        let mut reader = Progress {
+            inner: file,
+            sent: 0,
+            reported: 0,
+            cancel,
+            total,
+            cb: progress.clone(),
+        };
+        let reply = Arc::new(Mutex::new(Vec::new()));
+        let (done_tx, done_rx) = std::sync::mpsc::channel::<()>();
+        let sink = Sink {
+            buf: reply.clone(),
+            _done: done_tx,
+        };
+        let mut d = self.server_device();
+        d.exec(&cmd, &mut reader, Box::new(sink))?;
+        // The sink is dropped when adb_client's reader thread reaches the end.
+        let _ = done_rx.recv();
+        drop(d);
+        let reply = reply.lock().unwrap_or_else(|p| p.into_inner()).clone();
+        let reply = String::from_utf8_lossy(&reply).into_owned();
+        if super::output::PM_INSTALL.failed(&reply) {
+            return Err(RustADBError::ADBRequestFailed(reply.trim().to_string()));
+        }
+        if let Some(p) = &progress {
+            p(total, total);
+        }
+        Ok(())
+    }
+
+    /// `adb_client`'s handle on this device, through this link's server only.
+    fn server_device(&self) -> ADBServerDevice {
+        ADBServerDevice::new(self.serial.clone(), Some(self.addr))
+    }
+}
+
+/// Counts what is read and reports it, at most every MiB.
+struct Progress {
+    inner: File,
+    sent: u64,
+    reported: u64,
+    /// Set when the caller gave up (a cancelled or timed-out tool call).
+    cancel: Arc<AtomicBool>,
+    total: u64,
+    cb: Option<ProgressFn>,
+}
+
+impl Read for Progress {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        if self.cancel.load(Ordering::Relaxed) {
+            // Not `Interrupted`: `std::io::copy`, which streams this, retries those, and
+            // would spin on a cancelled upload forever.
+            return Err(io::Error::other("the install was cancelled"));
+        }
+        let n = self.inner.read(buf)?;
+        self.sent += n as u64;
+        if let Some(cb) = &self.cb
+            && self.sent - self.reported >= 1 << 20
+            && self.sent < self.total
+        {
+            self.reported = self.sent;
+            cb(self.sent, self.total);
+        }
+        Ok(n)
+    }
+}
+
+/// Collects a stream's output; dropping it (at the end of the stream) ends the wait.
+struct Sink {
+    buf: Arc<Mutex<Vec<u8>>>,
+    _done: std::sync::mpsc::Sender<()>,
+}
+
+impl Write for Sink {
+    fn write(&mut self, b: &[u8]) -> io::Result<usize> {
+        self.buf
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .extend_from_slice(b);
+        Ok(b.len())
+    }
+    fn flush(&mut self) -> io::Result<()> {
+        Ok(())
+    }
+}
+
+struct Counting<T> {
+    inner: T,
+    n: u64,
+}
+
+impl<T: Read> Read for Counting<T> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        self.n += n as u64;
+        Ok(n)
+    }
+}
+
+impl<T: Write> Write for Counting<T> {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        let n = self.inner.write(buf)?;
+        self.n += n as u64;
+        Ok(n)
+    }
+    fn flush(&mut self) -> io::Result<()> {
+        self.inner.flush()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::adb::shell::tests::silent_server;
+
+    fn server_link(addr: SocketAddrV4) -> Link {
+        Link {
+            addr,
+            serial: "s".into(),
+        }
+    }
+
+    fn sleeper(link: &Link, hangup: &Hangup) -> Result<Vec<u8>> {
+        link.shell("'sleep' '100'", hangup)
+            .map_err(|e| DeviceError::backend(e.to_string()))
+    }
+
+    #[tokio::test]
+    async fn a_passed_deadline_closes_the_shells_connection() {
+        let (addr, server) = silent_server(b"");
+        let link = server_link(addr);
+        let e = run_shell(&link, "sleeping", Duration::from_millis(200), sleeper)
+            .await
+            .unwrap_err();
+        assert!(matches!(e, DeviceError::Timeout { .. }), "{e:?}");
+        let closed_after = tokio::task::spawn_blocking(move || server.join().unwrap())
+            .await
+            .unwrap();
+        assert!(closed_after < Duration::from_secs(5), "{closed_after:?}");
+    }
+
+    #[tokio::test]
+    async fn a_caller_that_stops_waiting_closes_the_shells_connection() {
+        let (addr, server) = silent_server(b"");
+        let link = server_link(addr);
+        // A cancelled tool call drops the future well before its 30 s deadline.
+        let call = run_shell(&link, "sleeping", Duration::from_secs(30), sleeper);
+        assert!(
+            tokio::time::timeout(Duration::from_millis(200), call)
+                .await
+                .is_err()
+        );
+        let closed_after = tokio::task::spawn_blocking(move || server.join().unwrap())
+            .await
+            .unwrap();
+        assert!(closed_after < Duration::from_secs(5), "{closed_after:?}");
+    }
+
+    #[test]
+    fn a_cancelled_upload_ends_the_copy() {
+        // adb_client streams an install with `std::io::copy`, which retries a read that
+        // fails with `Interrupted`: the cancelled reader must fail with another kind.
+        let dir = tempfile::tempdir().unwrap();
+        let apk = dir.path().join("a.apk");
+        std::fs::write(&apk, vec![7u8; 4096]).unwrap();
+        let cancel = Arc::new(AtomicBool::new(true));
+        let mut reader = Progress {
+            inner: File::open(&apk).unwrap(),
+            sent: 0,
+            reported: 0,
+            cancel,
+            total: 4096,
+            cb: None,
+        };
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            let _ = tx.send(std::io::copy(&mut reader, &mut std::io::sink()));
+        });
+        let copied = rx
+            .recv_timeout(Duration::from_secs(5))
+            .expect("the copy ended");
+        assert!(copied.is_err(), "{copied:?}");
+    }
+}

@@ -1,0 +1,272 @@
+//! Apps: listing, launching, stopping, installing and uninstalling them, the one in
+//! front, and opening URLs.
+
+use std::path::Path;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use mobile_device::{
+    App, AppId, DeviceError, DeviceUrl, ForegroundApp, Locales, NextStep, Platform, ProgressFn,
+    Result,
+};
+
+use super::AndroidDevice;
+use super::errors::adb_error;
+use crate::adb::{output, run};
+use crate::parse;
+use crate::quote::command;
+
+/// Sets its flag when dropped, so blocking work can see that its caller went away.
+struct CancelOnDrop(Arc<AtomicBool>);
+
+impl Drop for CancelOnDrop {
+    fn drop(&mut self) {
+        self.0.store(true, Ordering::Relaxed);
+    }
+}
+
+impl AndroidDevice {
+    /// 1 round trip: `cmd package query-activities -a MAIN -c LAUNCHER`.
+    pub(super) async fn list_apps(&self) -> Result<Vec<App>> {
+        let out = self
+            .sh(
+                "listing apps",
+                command(&[
+                    "cmd",
+                    "package",
+                    "query-activities",
+                    "-a",
+                    "android.intent.action.MAIN",
+                    "-c",
+                    "android.intent.category.LAUNCHER",
+                ])?,
+            )
+            .await?;
+        if output::CMD_PACKAGE_QUERY.failed(&out) {
+            return Err(DeviceError::unsupported_with_hint(
+                "listing launchable apps",
+                Platform::Android,
+                "`cmd package query-activities` needs Android 7 or later",
+            ));
+        }
+        Ok(parse::apps::parse_launcher_apps(&out))
+    }
+
+    /// 2 round trips: `cmd package resolve-activity --brief PKG`, then `am start -n
+    /// PKG/ACT` (3 with a locale: `cmd locale set-app-locales PKG --locales L` first). A
+    /// package whose launcher activity does not resolve falls back to `monkey -p PKG -c
+    /// android.intent.category.LAUNCHER 1`.
+    pub(super) async fn launch_app(&self, app: &AppId, locales: Option<&Locales>) -> Result<()> {
+        let pkg = Self::package(app)?;
+        if let Some(l) = locales {
+            let out = self
+                .sh(
+                    "setting the app's locale",
+                    command(&[
+                        "cmd",
+                        "locale",
+                        "set-app-locales",
+                        pkg.as_str(),
+                        "--locales",
+                        l.as_str(),
+                    ])?,
+                )
+                .await?;
+            if let Err(said) = output::CMD_LOCALE.check(&out) {
+                return Err(DeviceError::unsupported_with_hint(
+                    "launching an app in a given locale",
+                    Platform::Android,
+                    format!(
+                        "the device refused `cmd locale set-app-locales` ({said}); per-app locales need Android 13 or later"
+                    ),
+                ));
+            }
+        }
+        let out = self
+            .sh(
+                "launching the app",
+                command(&[
+                    "cmd",
+                    "package",
+                    "resolve-activity",
+                    "--brief",
+                    pkg.as_str(),
+                ])?,
+            )
+            .await?;
+        let _turn = self.input.lock().await;
+        if let Some(component) = parse::apps::parse_resolve_activity(&out) {
+            let out = self
+                .sh(
+                    "launching the app",
+                    command(&["am", "start", "-n", &component])?,
+                )
+                .await?;
+            if let Err(said) = output::AM_START.check(&out) {
+                return Err(DeviceError::backend(format!(
+                    "the device could not start {component}: {said}"
+                )));
+            }
+            return Ok(());
+        }
+        let out = self
+            .sh(
+                "launching the app",
+                command(&[
+                    "monkey",
+                    "-p",
+                    pkg.as_str(),
+                    "-c",
+                    "android.intent.category.LAUNCHER",
+                    "1",
+                ])?,
+            )
+            .await?;
+        if output::MONKEY_LAUNCH.failed(&out) {
+            return Err(DeviceError::NotFound {
+                what: format!("A launchable app \"{pkg}\""),
+                hint: None,
+                next: Some(NextStep::ListApps),
+            });
+        }
+        Ok(())
+    }
+
+    /// 1 round trip: `am force-stop PKG`.
+    pub(super) async fn terminate_app(&self, app: &AppId) -> Result<()> {
+        let pkg = Self::package(app)?;
+        let out = self
+            .sh(
+                "stopping the app",
+                command(&["am", "force-stop", pkg.as_str()])?,
+            )
+            .await?;
+        if let Err(said) = output::AM_FORCE_STOP.check(&out) {
+            return Err(DeviceError::backend(format!(
+                "the device could not stop {pkg}: {said}"
+            )));
+        }
+        Ok(())
+    }
+
+    /// 1 streamed session, `exec:cmd package install -S SIZE` with the APK as input
+    /// (see `adb::transport::Link::install`); progress as the bytes go through a server.
+    pub(super) async fn install_app(
+        &self,
+        path: &Path,
+        progress: Option<ProgressFn>,
+    ) -> Result<()> {
+        let is_apk = path
+            .extension()
+            .and_then(|e| e.to_str())
+            .is_some_and(|e| e.eq_ignore_ascii_case("apk"));
+        if !is_apk {
+            return Err(DeviceError::invalid(format!(
+                "{} is not an .apk file; Android installs only .apk packages (split APKs and .aab bundles are not supported)",
+                path.display()
+            )));
+        }
+        if !path.is_file() {
+            return Err(DeviceError::not_found(
+                format!("The file {}", path.display()),
+                "Give the path of an existing .apk on this machine",
+            ));
+        }
+        let link = self.link.clone();
+        let id = self.id.clone();
+        let apk = path.to_path_buf();
+        // Dropped with this future (the client cancelled, or the deadline passed): the
+        // upload running on the blocking thread stops at its next read.
+        let cancel = CancelOnDrop(Arc::new(AtomicBool::new(false)));
+        let flag = cancel.0.clone();
+        let result = run("installing the app", self.install_timeout, move || {
+            link.install(&apk, progress, flag).map_err(|e| match e {
+                adb_client::RustADBError::ADBRequestFailed(msg) => {
+                    DeviceError::backend(format!("the device refused the package: {}", msg.trim()))
+                }
+                adb_client::RustADBError::WrongFileExtension(_) => DeviceError::invalid(format!(
+                    "rename {} to end in lowercase .apk",
+                    apk.display()
+                )),
+                e => adb_error(&id, &link, "installing the app", e),
+            })
+        })
+        .await;
+        drop(cancel);
+        result
+    }
+
+    /// 1 round trip: `pm uninstall PKG`.
+    pub(super) async fn uninstall_app(&self, app: &AppId) -> Result<()> {
+        let pkg = Self::package(app)?;
+        let out = self
+            .sh(
+                "uninstalling the app",
+                command(&["pm", "uninstall", pkg.as_str()])?,
+            )
+            .await?;
+        let Err(said) = output::PM_UNINSTALL.check(&out) else {
+            return Ok(());
+        };
+        if output::PM_UNINSTALL_NOT_THERE.failed(&out) {
+            return Err(DeviceError::not_found(
+                format!("An uninstallable app \"{pkg}\""),
+                "It is not installed, or it is a system app, which cannot be uninstalled",
+            )
+            .then(NextStep::ListApps));
+        }
+        Err(DeviceError::backend(format!(
+            "the device did not uninstall {pkg}: {said}"
+        )))
+    }
+
+    /// 1 round trip: `dumpsys window displays` (focus lines); a second one,
+    /// `dumpsys window windows`, only on old builds that print no focus there.
+    pub(super) async fn foreground_app(&self) -> Result<ForegroundApp> {
+        let out = self
+            .sh(
+                "reading the foreground app",
+                command(&["dumpsys", "window", "displays"])?,
+            )
+            .await?;
+        if let Some(app) = parse::window::parse_focus(&out) {
+            return Ok(app);
+        }
+        let out = self
+            .sh(
+                "reading the foreground app",
+                command(&["dumpsys", "window", "windows"])?,
+            )
+            .await?;
+        parse::window::parse_focus(&out).ok_or_else(|| {
+            DeviceError::not_found(
+                "A focused app",
+                "The screen may be off or locked; press POWER or HOME and try again",
+            )
+        })
+    }
+
+    /// 1 round trip: `am start -a android.intent.action.VIEW -d URL`.
+    pub(super) async fn open_url(&self, url: &DeviceUrl) -> Result<()> {
+        let out = self
+            .sh(
+                "opening the URL",
+                command(&[
+                    "am",
+                    "start",
+                    "-a",
+                    "android.intent.action.VIEW",
+                    "-d",
+                    url.as_str(),
+                ])?,
+            )
+            .await?;
+        if let Err(said) = output::AM_START.check(&out) {
+            return Err(DeviceError::backend_with_hint(
+                format!("the device could not open the URL: {said}"),
+                "No installed app handles this URL",
+            ));
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,277 @@
+//! Input: taps, swipes, keys and text, serialized per device.
+
+use std::time::Duration;
+
+use base64::Engine as _;
+use mobile_device::{Button, DeviceError, Platform, Point, Result};
+
+use super::AndroidDevice;
+use crate::adb::output;
+use crate::quote::command;
+
+/// The Android buttons, for error messages.
+pub const ANDROID_BUTTONS: &str = "HOME, BACK, MENU, ENTER, VOLUME_UP, VOLUME_DOWN, POWER, DPAD_UP, DPAD_DOWN, DPAD_LEFT, DPAD_RIGHT, DPAD_CENTER";
+
+/// The package of the ADBKeyboard IME, the route for non-ASCII text.
+const ADB_KEYBOARD: &str = "com.android.adbkeyboard";
+
+/// `input` prints nothing on success; anything that looks like an error is reported.
+pub(super) fn check_input_output(what: &str, out: &str) -> Result<()> {
+    output::INPUT
+        .check(out.trim())
+        .map_err(|said| DeviceError::backend(format!("{what} failed on the device: {said}")))
+}
+
+fn keycode(button: Button) -> Option<&'static str> {
+    Some(match button {
+        Button::Home => "KEYCODE_HOME",
+        Button::Back => "KEYCODE_BACK",
+        Button::Menu => "KEYCODE_MENU",
+        Button::Enter => "KEYCODE_ENTER",
+        Button::VolumeUp => "KEYCODE_VOLUME_UP",
+        Button::VolumeDown => "KEYCODE_VOLUME_DOWN",
+        Button::Power => "KEYCODE_POWER",
+        Button::DpadUp => "KEYCODE_DPAD_UP",
+        Button::DpadDown => "KEYCODE_DPAD_DOWN",
+        Button::DpadLeft => "KEYCODE_DPAD_LEFT",
+        Button::DpadRight => "KEYCODE_DPAD_RIGHT",
+        Button::DpadCenter => "KEYCODE_DPAD_CENTER",
+        Button::Lock | Button::SideButton | Button::Siri | Button::ApplePay => return None,
+    })
+}
+
+/// Splits printable-ASCII text into `input text` arguments.
+///
+/// `input text` turns `%s` into a space, so spaces are sent as `%s`; a literal `%`
+/// followed by `s` cannot be said inside one argument, so the text is cut between them
+/// and sent as two `input text` commands (in the same shell session). Newline and tab
+/// become key events.
+pub fn input_text_commands(text: &str) -> Result<Vec<Vec<String>>> {
+    let mut cmds: Vec<Vec<String>> = Vec::new();
+    let mut cur = String::new();
+    let flush = |cur: &mut String, cmds: &mut Vec<Vec<String>>| {
+        if !cur.is_empty() {
+            cmds.push(vec!["input".into(), "text".into(), std::mem::take(cur)]);
+        }
+    };
+    let mut prev_percent = false;
+    for c in text.chars() {
+        match c {
+            '\n' | '\r' => {
+                flush(&mut cur, &mut cmds);
+                cmds.push(vec![
+                    "input".into(),
+                    "keyevent".into(),
+                    "KEYCODE_ENTER".into(),
+                ]);
+                prev_percent = false;
+                continue;
+            }
+            '\t' => {
+                flush(&mut cur, &mut cmds);
+                cmds.push(vec![
+                    "input".into(),
+                    "keyevent".into(),
+                    "KEYCODE_TAB".into(),
+                ]);
+                prev_percent = false;
+                continue;
+            }
+            ' ' => cur.push_str("%s"),
+            's' if prev_percent => {
+                flush(&mut cur, &mut cmds);
+                cur.push('s');
+            }
+            c if c.is_ascii_graphic() => cur.push(c),
+            c => {
+                return Err(DeviceError::invalid(format!(
+                    "character {c:?} cannot be typed with `input text`"
+                )));
+            }
+        }
+        prev_percent = c == '%';
+    }
+    flush(&mut cur, &mut cmds);
+    Ok(cmds)
+}
+
+/// Decodes what `input text ARG` types, as Android's `InputShellCommand` does (`%s` is a
+/// space, any other `%` is literal). Used by the tests to check [`input_text_commands`].
+pub fn input_text_decode(arg: &str) -> String {
+    arg.replace("%s", " ")
+}
+
+impl AndroidDevice {
+    async fn adb_keyboard_state(&self) -> Result<(bool, bool)> {
+        let out = self
+            .sh_pair(
+                "checking the keyboard",
+                command(&["settings", "get", "secure", "default_input_method"])?,
+                command(&["pm", "path", ADB_KEYBOARD])?,
+            )
+            .await?;
+        let active = out.lines().next().unwrap_or("").contains(ADB_KEYBOARD);
+        let installed = !output::PM_PATH.failed(&out);
+        Ok((active, installed))
+    }
+
+    /// 1 round trip: `input tap X Y`.
+    pub(super) async fn tap(&self, at: Point) -> Result<()> {
+        let [x, y] = Self::point_args(at)?;
+        self.input("tapping", command(&["input", "tap", &x, &y])?)
+            .await
+    }
+
+    /// 2 round trips, back to back under the input lock: `input tap X Y` twice.
+    pub(super) async fn double_tap(&self, at: Point) -> Result<()> {
+        let [x, y] = Self::point_args(at)?;
+        let tap = command(&["input", "tap", &x, &y])?;
+        self.input_all("double tapping", &[tap.clone(), tap]).await
+    }
+
+    /// 1 round trip: `input swipe X Y X Y MS`.
+    pub(super) async fn long_press(&self, at: Point, duration: Duration) -> Result<()> {
+        let [x, y] = Self::point_args(at)?;
+        let ms = duration.as_millis().max(1).to_string();
+        self.input(
+            "long pressing",
+            command(&["input", "swipe", &x, &y, &x, &y, &ms])?,
+        )
+        .await
+    }
+
+    /// 1 round trip: `input swipe X1 Y1 X2 Y2 MS`.
+    pub(super) async fn swipe(&self, from: Point, to: Point, duration: Duration) -> Result<()> {
+        let [x1, y1] = Self::point_args(from)?;
+        let [x2, y2] = Self::point_args(to)?;
+        let ms = duration.as_millis().max(1).to_string();
+        self.input(
+            "swiping",
+            command(&["input", "swipe", &x1, &y1, &x2, &y2, &ms])?,
+        )
+        .await
+    }
+
+    /// ASCII: 1 round trip `input text ARG` (one more per `%s` cut and per newline or
+    /// tab key event; see [`input_text_commands`]). Other text: 2 round trips to check
+    /// for the ADBKeyboard IME (`settings get secure default_input_method`, `pm path`),
+    /// then 1 broadcast
+    /// `am broadcast -a ADB_INPUT_B64 --es msg BASE64` to it.
+    pub(super) async fn type_text(&self, text: &str) -> Result<()> {
+        if text.is_empty() {
+            return Ok(());
+        }
+        if text.contains('\0') {
+            return Err(DeviceError::invalid("text cannot contain NUL characters"));
+        }
+        let ascii = text
+            .chars()
+            .all(|c| c.is_ascii_graphic() || matches!(c, ' ' | '\n' | '\r' | '\t'));
+        if ascii {
+            let cmds = input_text_commands(text)?
+                .iter()
+                .map(|argv| command(argv))
+                .collect::<Result<Vec<_>>>()?;
+            return self.input_all("typing text", &cmds).await;
+        }
+        let (active, installed) = self.adb_keyboard_state().await?;
+        if !active {
+            let hint = if installed {
+                format!(
+                    "ADBKeyboard is installed but not the current keyboard: run `adb shell ime enable {ADB_KEYBOARD}/.AdbIME` and `adb shell ime set {ADB_KEYBOARD}/.AdbIME`"
+                )
+            } else {
+                format!(
+                    "install the ADBKeyboard IME ({ADB_KEYBOARD}) and make it the current keyboard (`ime enable` / `ime set {ADB_KEYBOARD}/.AdbIME`)"
+                )
+            };
+            return Err(DeviceError::unsupported_with_hint(
+                "typing non-ASCII text",
+                Platform::Android,
+                format!("`input text` only types ASCII; {hint}"),
+            ));
+        }
+        let b64 = base64::engine::general_purpose::STANDARD.encode(text.as_bytes());
+        let out = {
+            let _turn = self.input.lock().await;
+            self.sh(
+                "typing text",
+                command(&[
+                    "am",
+                    "broadcast",
+                    "-a",
+                    "ADB_INPUT_B64",
+                    "--es",
+                    "msg",
+                    &b64,
+                ])?,
+            )
+            .await?
+        };
+        if let Err(said) = output::AM_BROADCAST.check(&out) {
+            return Err(DeviceError::backend(format!(
+                "ADBKeyboard did not accept the text: {said}"
+            )));
+        }
+        Ok(())
+    }
+
+    /// 1 round trip: `input keyevent KEYCODE_…`.
+    pub(super) async fn press_button(&self, button: Button) -> Result<()> {
+        let Some(code) = keycode(button) else {
+            return Err(DeviceError::unsupported_with_hint(
+                format!("the {button} button"),
+                Platform::Android,
+                format!("Android buttons are {ANDROID_BUTTONS}"),
+            ));
+        };
+        self.input("pressing a button", command(&["input", "keyevent", code])?)
+            .await
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn typed(cmds: &[Vec<String>]) -> String {
+        cmds.iter()
+            .map(|c| match c[1].as_str() {
+                "text" => input_text_decode(&c[2]),
+                "keyevent" if c[2] == "KEYCODE_ENTER" => "\n".to_string(),
+                "keyevent" => "\t".to_string(),
+                _ => unreachable!(),
+            })
+            .collect()
+    }
+
+    #[test]
+    fn spaces_and_percent_s() {
+        let c = input_text_commands("hello world").unwrap();
+        assert_eq!(c, vec![vec!["input", "text", "hello%sworld"]]);
+        let c = input_text_commands("100%sure").unwrap();
+        assert_eq!(c.len(), 2);
+        assert_eq!(typed(&c), "100%sure");
+        assert_eq!(
+            typed(&input_text_commands("a\nb\tc % s").unwrap()),
+            "a\nb\tc % s"
+        );
+        assert!(input_text_commands("é").is_err());
+    }
+
+    proptest! {
+        #[test]
+        fn typed_text_decodes_to_itself(s in "[ -~\\n\\t]{0,60}") {
+            let c = input_text_commands(&s).unwrap();
+            prop_assert_eq!(typed(&c), s);
+        }
+    }
+
+    #[test]
+    fn buttons_map_and_ios_ones_do_not() {
+        assert_eq!(keycode(Button::Home), Some("KEYCODE_HOME"));
+        assert_eq!(keycode(Button::DpadCenter), Some("KEYCODE_DPAD_CENTER"));
+        assert_eq!(keycode(Button::Siri), None);
+    }
+}
