@@ -15,6 +15,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use crate::protocol::*;
+use crate::services::ServiceStream;
 
 /// How long a writer waits for the host's OKAY before giving up on the stream.
 const ACK_TIMEOUT: Duration = Duration::from_secs(60);
@@ -304,6 +305,21 @@ impl DeviceStream {
                 Vec::new(),
             ));
         }
+    }
+}
+
+impl ServiceStream for DeviceStream {
+    fn write(&mut self, data: &[u8]) -> io::Result<()> {
+        DeviceStream::write(self, data)
+    }
+    fn flush(&mut self) -> io::Result<()> {
+        DeviceStream::flush(self)
+    }
+    fn read_timeout(&mut self, timeout: Duration) -> io::Result<Option<Vec<u8>>> {
+        DeviceStream::read_timeout(self, timeout)
+    }
+    fn is_closed(&self) -> bool {
+        DeviceStream::is_closed(self)
     }
 }
 

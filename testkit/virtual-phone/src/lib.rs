@@ -33,6 +33,10 @@
 //!   OPEN/OKAY/WRTE/CLSE with v1 per-stream flow control, many streams at once, byte-sum checksums
 //!   on every packet, `TCP_NODELAY`, a second CNXN restarts the transport, host disconnects end
 //!   every stream. No `shell_v2`, `cmd`, `stat_v2` or `ls_v2` (so adb shell has no exit codes).
+//! - **adb-server front end** ([`AdbFrontEnd`]): the adb host protocol on loopback for one phone
+//!   (`host:version`, `host:devices[-l]`, `host:features`, `host-serial:S:…`, `host:transport…`,
+//!   `host:tport:…`, `get-state`, `host:kill`), then device services through the same dispatch,
+//!   so adb-server clients need no adb binary. Answers match the Debian adb server 29.0.6.
 //! - **Services**: `shell:CMD` and `shell,ARGS:CMD` (not `v2`), `shell:` (line-at-a-time),
 //!   `exec:CMD` (binary-safe), `sync:` (STAT/LSTA, LIST, SEND/DATA/DONE, RECV, QUIT, parsed as a
 //!   byte stream), `framebuffer:` (v1 header + RGBA). Anything else: `CLSE(0, id)`.
@@ -71,17 +75,21 @@ pub mod adb_server;
 pub mod apk;
 pub mod commands;
 mod connection;
+mod front_end;
 pub mod layout;
 mod phone;
 pub mod protocol;
 pub mod render;
 pub mod scenario;
+mod services;
 pub mod shell;
+mod socket_stream;
 pub mod state;
 mod sync;
 pub mod uixml;
 
 pub use apk::fake_apk;
 pub use connection::DeviceStream;
+pub use front_end::AdbFrontEnd;
 pub use phone::{CommandRecord, PhoneConfig, PhoneHandle, VirtualPhone, load_state};
 pub use state::PhoneState;

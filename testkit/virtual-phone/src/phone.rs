@@ -16,9 +16,9 @@ use crate::commands::{self, CancelFlag, Io, MemIo};
 use crate::connection::{self, DeviceStream, ServiceHost};
 use crate::layout;
 use crate::render::{Frame, RenderCache};
+use crate::services;
 use crate::shell;
 use crate::state::{PhoneState, now_ms};
-use crate::sync;
 
 /// How to start a phone.
 #[derive(Debug, Clone)]
@@ -69,6 +69,22 @@ pub struct CommandRecord {
     pub refused: bool,
 }
 
+impl CommandRecord {
+    /// A record with every field empty (the phone fills in `seq` and `timestamp_ms`).
+    pub(crate) fn empty() -> CommandRecord {
+        CommandRecord {
+            seq: 0,
+            timestamp_ms: 0,
+            service: String::new(),
+            command: String::new(),
+            argv: Vec::new(),
+            injection: false,
+            reasons: Vec::new(),
+            refused: false,
+        }
+    }
+}
+
 struct Recording {
     pid: u32,
     cancel: CancelFlag,
@@ -106,6 +122,11 @@ impl Shared {
             return Arc::new(crate::render::black(w, h));
         }
         self.render.get(&root, w, h, status, nav)
+    }
+
+    /// True once the phone was stopped: it no longer counts as attached.
+    pub(crate) fn is_stopping(&self) -> bool {
+        self.stopping.load(Ordering::SeqCst)
     }
 
     pub(crate) fn record(&self, mut rec: CommandRecord) {
@@ -185,7 +206,7 @@ impl Shared {
         commands::run_commands(self, &parsed, io, &mut env)
     }
 
-    fn banner(&self) -> String {
+    pub(crate) fn banner(&self) -> String {
         self.with_state(|s| {
             let p = |k: &str| s.props.get(k).cloned().unwrap_or_default();
             format!(
@@ -198,24 +219,7 @@ impl Shared {
     }
 }
 
-/// [`Io`] over an adb stream.
-struct StreamIo<'a>(&'a mut DeviceStream);
-
-impl Io for StreamIo<'_> {
-    fn out(&mut self, data: &[u8]) -> io::Result<()> {
-        self.0.write(data)
-    }
-    fn flush(&mut self) -> io::Result<()> {
-        self.0.flush()
-    }
-    fn read_input(&mut self, timeout: Duration) -> io::Result<Option<Vec<u8>>> {
-        self.0.read_timeout(timeout)
-    }
-    fn closed(&self) -> bool {
-        self.0.is_closed()
-    }
-}
-
+/// The adbd side: every accepted open runs through [`services`].
 struct Host(Arc<Shared>);
 
 impl ServiceHost for Host {
@@ -224,119 +228,15 @@ impl ServiceHost for Host {
     }
 
     fn accepts(&self, service: &str) -> bool {
-        service.starts_with("shell:")
-            || service.starts_with("exec:")
-            || service == "sync:"
-            || service == "framebuffer:"
+        services::accepts(service)
     }
 
     fn refused(&self, service: &str) {
-        self.0.record(CommandRecord {
-            seq: 0,
-            timestamp_ms: 0,
-            service: service.to_string(),
-            command: String::new(),
-            argv: Vec::new(),
-            injection: false,
-            reasons: Vec::new(),
-            refused: true,
-        });
+        services::refused(&self.0, service);
     }
 
     fn run(&self, service: String, stream: &mut DeviceStream) {
-        let phone = &self.0;
-        if let Some(cmd) = shell_command_of(&service) {
-            if cmd.is_empty() {
-                interactive(phone, &service, stream);
-            } else {
-                phone.run_line(&service, cmd, &mut StreamIo(stream));
-            }
-        } else if let Some(cmd) = service.strip_prefix("exec:") {
-            phone.run_line(&service, cmd, &mut StreamIo(stream));
-        } else if service == "sync:" {
-            if let Err(e) = sync::serve(phone, stream) {
-                let _ = e;
-            }
-        } else if service == "framebuffer:" {
-            phone.record(CommandRecord {
-                seq: 0,
-                timestamp_ms: 0,
-                service: service.clone(),
-                command: String::new(),
-                argv: Vec::new(),
-                injection: false,
-                reasons: Vec::new(),
-                refused: false,
-            });
-            let frame = phone.screenshot();
-            let _ = framebuffer(&frame, stream);
-        }
-    }
-}
-
-/// The command of a `shell:CMD` or `shell,ARGS:CMD` service. Shell-protocol v2 (`v2` in ARGS)
-/// is not offered (the banner does not advertise `shell_v2`), so such opens are refused.
-fn shell_command_of(service: &str) -> Option<&str> {
-    if let Some(cmd) = service.strip_prefix("shell:") {
-        return Some(cmd);
-    }
-    let rest = service.strip_prefix("shell,")?;
-    let (args, cmd) = rest.split_once(':')?;
-    if args.split(',').any(|a| a == "v2") {
-        return None;
-    }
-    Some(cmd)
-}
-
-/// `framebuffer:` — the v1 header (what `adb_client` parses), then RGBA pixels.
-fn framebuffer(frame: &Frame, stream: &mut DeviceStream) -> io::Result<()> {
-    let size = frame.rgba.len() as u32;
-    let mut header = Vec::with_capacity(52);
-    // version, bpp, size, width, height, red offset/len, blue offset/len, green offset/len,
-    // alpha offset/len (the field order of adb's fbinfo).
-    for v in [
-        1u32,
-        32,
-        size,
-        frame.width,
-        frame.height,
-        0,
-        8,
-        16,
-        8,
-        8,
-        8,
-        24,
-        8,
-    ] {
-        header.extend_from_slice(&v.to_le_bytes());
-    }
-    stream.write(&header)?;
-    stream.write(&frame.rgba)?;
-    stream.flush()
-}
-
-/// `shell:` with no command: a line-at-a-time shell without a prompt.
-fn interactive(phone: &Arc<Shared>, service: &str, stream: &mut DeviceStream) {
-    let mut pending = Vec::new();
-    loop {
-        match stream.read_timeout(Duration::from_secs(600)) {
-            Ok(Some(data)) => {
-                pending.extend_from_slice(&data);
-                while let Some(i) = pending.iter().position(|&b| b == b'\n' || b == b'\r') {
-                    let line: Vec<u8> = pending.drain(..=i).collect();
-                    let line = String::from_utf8_lossy(&line[..line.len() - 1]).into_owned();
-                    if line.trim() == "exit" {
-                        return;
-                    }
-                    if !line.trim().is_empty() {
-                        phone.run_line(service, &line, &mut StreamIo(stream));
-                        let _ = stream.flush();
-                    }
-                }
-            }
-            Ok(None) | Err(_) => return,
-        }
+        services::run(&self.0, &service, stream);
     }
 }
 
@@ -433,6 +333,11 @@ impl PhoneHandle {
     /// The listening address (127.0.0.1:PORT).
     pub fn addr(&self) -> SocketAddr {
         self.addr
+    }
+
+    /// The phone's shared state (for the adb-server front end).
+    pub(crate) fn shared(&self) -> &Arc<Shared> {
+        &self.shared
     }
 
     /// The serial adb shows after `adb connect`: `127.0.0.1:PORT`.

@@ -1,24 +1,24 @@
 //! `sync:` — the file transfer sub-protocol, parsed as a byte stream (requests are not aligned
 //! to WRTE packets). Each request is `id[4] + u32 len + len bytes`. Supported: STAT, LSTA, LIST,
-//! SEND (DATA…DONE), RECV and QUIT. Responses are flushed one request at a time so that every
-//! response header starts a WRTE (adb_client's direct path relies on that).
+//! SEND (DATA…DONE), RECV and QUIT. Responses are flushed one request at a time so that, over
+//! adbd packets, every response header starts a WRTE (adb_client's direct path relies on that).
 
 use std::io::{self, Read};
 use std::sync::Arc;
 
 use crate::commands::{children, normalize, write_file_mode};
-use crate::connection::DeviceStream;
 use crate::phone::{CommandRecord, Shared};
+use crate::services::ServiceStream;
 
 const DATA_CHUNK: usize = 64 * 1024;
 
-fn read_u32(r: &mut impl Read) -> io::Result<u32> {
+fn read_u32(r: &mut (impl Read + ?Sized)) -> io::Result<u32> {
     let mut b = [0u8; 4];
     r.read_exact(&mut b)?;
     Ok(u32::from_le_bytes(b))
 }
 
-fn read_id(r: &mut impl Read) -> io::Result<Option<[u8; 4]>> {
+fn read_id(r: &mut (impl Read + ?Sized)) -> io::Result<Option<[u8; 4]>> {
     let mut b = [0u8; 4];
     let mut got = 0;
     while got < 4 {
@@ -35,7 +35,7 @@ fn read_id(r: &mut impl Read) -> io::Result<Option<[u8; 4]>> {
     Ok(Some(b))
 }
 
-fn read_string(r: &mut impl Read, len: u32) -> io::Result<String> {
+fn read_string(r: &mut (impl Read + ?Sized), len: u32) -> io::Result<String> {
     if len > 4096 {
         return Err(io::Error::new(io::ErrorKind::InvalidData, "path too long"));
     }
@@ -52,7 +52,7 @@ fn msg(id: &[u8; 4], words: &[u32]) -> Vec<u8> {
     v
 }
 
-fn fail(stream: &mut DeviceStream, text: &str) -> io::Result<()> {
+fn fail(stream: &mut dyn ServiceStream, text: &str) -> io::Result<()> {
     let mut v = msg(b"FAIL", &[text.len() as u32]);
     v.extend_from_slice(text.as_bytes());
     stream.write(&v)?;
@@ -61,19 +61,14 @@ fn fail(stream: &mut DeviceStream, text: &str) -> io::Result<()> {
 
 fn log(phone: &Shared, argv: Vec<String>) {
     phone.record(CommandRecord {
-        seq: 0,
-        timestamp_ms: 0,
         service: "sync:".into(),
-        command: String::new(),
         argv: vec![argv],
-        injection: false,
-        reasons: Vec::new(),
-        refused: false,
+        ..CommandRecord::empty()
     });
 }
 
 /// Serves requests until QUIT or the host closes the stream.
-pub(crate) fn serve(phone: &Arc<Shared>, stream: &mut DeviceStream) -> io::Result<()> {
+pub(crate) fn serve(phone: &Arc<Shared>, stream: &mut dyn ServiceStream) -> io::Result<()> {
     loop {
         let Some(id) = read_id(stream)? else {
             return Ok(());

@@ -1,4 +1,5 @@
-//! `adb_client` 3.2.3 against the virtual phone: through a private adb server, and by direct TCP.
+//! `adb_client` 3.2.3 against the virtual phone: through a private adb server, through the
+//! adb-server front end, and by direct TCP.
 //! Direct-TCP calls run on a worker thread with a deadline (the crate has no read timeout).
 
 mod common;
@@ -10,7 +11,7 @@ use std::time::Duration;
 
 use adb_client::ADBDeviceExt;
 use common::Rig;
-use virtual_phone::{PhoneConfig, VirtualPhone, fake_apk};
+use virtual_phone::{AdbFrontEnd, PhoneConfig, VirtualPhone, fake_apk};
 
 /// Runs `f` on a thread; panics if it takes longer than `secs`.
 fn with_deadline<T: Send + 'static>(secs: u64, f: impl FnOnce() -> T + Send + 'static) -> T {
@@ -99,6 +100,43 @@ fn adb_client_through_the_private_server() {
             .any(|r| r.service.starts_with("exec:cmd package 'install' -S "))
     );
     assert!(rig.phone.injections().is_empty());
+}
+
+#[test]
+fn adb_client_through_the_front_end() {
+    let phone = VirtualPhone::start(PhoneConfig::default()).unwrap();
+    let front = AdbFrontEnd::start(&phone).unwrap();
+    let home = tempfile::tempdir().unwrap();
+    // adb_client runs `adb start-server` for loopback servers: that client then finds the front
+    // end on this port (same version) and starts nothing.
+    for (k, v) in [
+        ("ANDROID_ADB_SERVER_PORT", front.addr().port().to_string()),
+        ("HOME", home.path().display().to_string()),
+    ] {
+        // SAFETY: as above; set before any thread of this test reads the environment.
+        unsafe { std::env::set_var(k, v) };
+    }
+    let addr = front.addr();
+    let serial = phone.serial();
+    let result = with_deadline(60, move || -> Result<(), String> {
+        let mut server = adb_client::server::ADBServer::new(addr);
+        let devices = server.devices_long().map_err(|e| e.to_string())?;
+        if !devices.iter().any(|d| d.identifier == serial) {
+            return Err(format!("{devices:?}"));
+        }
+        let mut device = server
+            .get_device_by_name(&serial)
+            .map_err(|e| e.to_string())?;
+        exercise(&mut device, "viafront")
+    });
+    result.unwrap();
+    let services: Vec<String> = phone.commands().into_iter().map(|r| r.service).collect();
+    assert!(
+        services.iter().any(|s| s == "shell:echo viafront"),
+        "{services:?}"
+    );
+    assert!(services.iter().any(|s| s == "sync:"), "{services:?}");
+    assert!(phone.injections().is_empty());
 }
 
 #[test]
