@@ -1,35 +1,52 @@
-//! `--demo`: a virtual Android phone started in this process, registered as the only
-//! device. Built only with the `demo` feature (on by default); without it `--demo` says so.
+//! `--demo`: a virtual Android phone started in this process and reached through its
+//! adb-server front end on loopback, so the demo runs the same `AndroidBackend` code a real
+//! adb server gets (and needs no `adb` binary). Built only with the `demo` feature (on by
+//! default); without it `--demo` says so.
 
 use mobile_device::DeviceRegistry;
 
 /// Keeps the demo phone running while it lives.
 pub(crate) struct Demo {
     #[cfg(feature = "demo")]
+    _front_end: virtual_phone::AdbFrontEnd,
+    #[cfg(feature = "demo")]
     _phone: virtual_phone::PhoneHandle,
 }
 
-/// Starts the demo phone and registers a backend for it.
+/// Starts the demo phone and its adb-server front end, and registers an Android backend
+/// that uses only that server (it never starts or looks for an `adb` binary).
 #[cfg(feature = "demo")]
-pub(crate) fn start(registry: &mut DeviceRegistry) -> anyhow::Result<Demo> {
+pub(crate) fn start(
+    registry: &mut DeviceRegistry,
+    timeout: std::time::Duration,
+    install_timeout: std::time::Duration,
+) -> anyhow::Result<Demo> {
     use anyhow::Context;
-    use mobile_android::AndroidBackend;
+    use mobile_android::{AndroidBackend, AndroidConfig};
     use std::sync::Arc;
-    use virtual_phone::{PhoneConfig, VirtualPhone};
+    use virtual_phone::{AdbFrontEnd, PhoneConfig, VirtualPhone};
     let phone =
         VirtualPhone::start(PhoneConfig::default()).context("could not start the demo phone")?;
-    let addr = match phone.addr() {
-        std::net::SocketAddr::V4(a) => a,
-        other => anyhow::bail!("the demo phone listens on {other}, not IPv4"),
-    };
-    tracing::info!(%addr, "demo: virtual Android phone started");
-    registry.register(Arc::new(AndroidBackend::direct(addr)));
-    Ok(Demo { _phone: phone })
+    let front_end =
+        AdbFrontEnd::start(&phone).context("could not start the demo phone's adb server")?;
+    tracing::info!(adb_server = %front_end.addr(), serial = %phone.serial(), "demo: virtual Android phone started");
+    let mut config = AndroidConfig::only_server(front_end.addr());
+    config.timeout = timeout;
+    config.install_timeout = install_timeout;
+    registry.register(Arc::new(AndroidBackend::new(config)));
+    Ok(Demo {
+        _front_end: front_end,
+        _phone: phone,
+    })
 }
 
 /// This build has no demo phone.
 #[cfg(not(feature = "demo"))]
-pub(crate) fn start(_registry: &mut DeviceRegistry) -> anyhow::Result<Demo> {
+pub(crate) fn start(
+    _registry: &mut DeviceRegistry,
+    _timeout: std::time::Duration,
+    _install_timeout: std::time::Duration,
+) -> anyhow::Result<Demo> {
     anyhow::bail!(
         "--demo is not available: this mobile-mcp was built without the `demo` feature \
          (build it with default features to get the virtual phone)"

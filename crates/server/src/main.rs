@@ -162,7 +162,7 @@ fn registry(cli: &Cli) -> anyhow::Result<(DeviceRegistry, Option<demo::Demo>)> {
     let install_timeout = Duration::from_secs(cli.install_timeout.max(1));
     let mut registry = DeviceRegistry::new();
     if cli.demo {
-        let phone = demo::start(&mut registry)?;
+        let phone = demo::start(&mut registry, timeout, install_timeout)?;
         return Ok((registry, Some(phone)));
     }
     let mut android = AndroidConfig::from_env();
