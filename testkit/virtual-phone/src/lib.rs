@@ -88,7 +88,8 @@
 //!   injection check), [`commands`] (one module per program or family: `settings` for
 //!   getprop/settings/content/wm, `packages` for pm/cmd package, `am`, `input`, `dumpsys`,
 //!   `screen` for uiautomator/screencap/screenrecord, `processes`, `logcat`, `files`).
-//! - The model: [`state`] (the data; its `actions` module what happens to it), [`scenario`], [`layout`], [`render`], [`uixml`], [`apk`].
+//! - The model: [`state`] (the data; its `actions` module what happens to it), [`scenario`],
+//!   [`layout`], [`render`], [`uixml`], [`apk`].
 //! - For tests: [`adb_server`] (a private real adb server).
 //!
 //! Threads and `std::net` only, so it runs the same under tokio, in sync tests or in the binary.
