@@ -64,7 +64,7 @@ struct Served {
 }
 
 impl AdbFrontEnd {
-    /// Starts serving the adb host protocol for `phone` on 127.0.0.1:<ephemeral>.
+    /// Starts serving the adb host protocol for `phone` on `127.0.0.1:<ephemeral>`.
     pub fn start(phone: &PhoneHandle) -> io::Result<AdbFrontEnd> {
         let listener = bind_loopback()?;
         let addr = match listener.local_addr()? {

@@ -7,33 +7,52 @@ use crate::state::{ElementKind, LAUNCHER_PACKAGE, PhoneState, element_key};
 /// What a node is, for drawing.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum NodeRole {
+    /// A plain container (the screen root, a list).
     Container,
+    /// The app bar at the top.
     Toolbar,
+    /// The title text in the app bar.
     Title,
+    /// One of the screen's elements.
     Element(ElementKind),
 }
 
 /// One node of the laid-out view tree (uiautomator attributes plus drawing info).
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct Node {
+    /// What the node is, for drawing.
     pub role: NodeRole,
+    /// The Android widget class (`android.widget.Button`, …).
     pub class: String,
+    /// The `text` attribute.
     pub text: String,
+    /// The `resource-id` attribute (`pkg:id/name` or empty).
     pub resource_id: String,
+    /// The `package` attribute.
     pub package: String,
+    /// The `content-desc` attribute.
     pub content_desc: String,
+    /// The `checkable` attribute.
     pub checkable: bool,
+    /// The `checked` attribute.
     pub checked: bool,
+    /// The `clickable` attribute.
     pub clickable: bool,
+    /// The `enabled` attribute.
     pub enabled: bool,
+    /// The `focusable` attribute.
     pub focusable: bool,
+    /// The `focused` attribute.
     pub focused: bool,
+    /// The `scrollable` attribute.
     pub scrollable: bool,
+    /// The `password` attribute.
     pub password: bool,
     /// Shown as a hint (empty EditText): drawn dimmer.
     pub is_hint: bool,
     /// `[left, top, right, bottom]`.
     pub bounds: [i32; 4],
+    /// Child nodes, in drawing and dump order.
     pub children: Vec<Node>,
     /// The element this node shows (key on its screen), for hit-testing.
     pub element: Option<String>,

@@ -1,30 +1,41 @@
-//! `virtual-device`: a stateful test phone for mobile-mcp's tests, benchmarks and `--demo`.
+#![warn(missing_docs)]
+//! `virtual-phone`: a stateful virtual Android phone on loopback, for mobile-mcp's tests,
+//! benchmarks and `--demo`.
 //!
-//! Speaks the adbd wire protocol on loopback so the real adb server and `adb_client`
-//! drive it as a phone; also provides fake `xcrun`/`idb` executables for a simulated
-//! iPhone. Depends on none of the product crates.
+//! It speaks the adbd wire protocol, so the real adb server (`adb connect`) and `adb_client`
+//! (through a server, or by direct TCP) drive it as a phone; and it can put an adb-server front
+//! end ([`AdbFrontEnd`]) in front of itself, so a client of the adb server reaches it with no adb
+//! binary at all. Every command it receives is recorded ([`CommandRecord`]) and checked for shell
+//! injection. It depends on none of the product crates.
 //!
 //! What it is not: an emulator. Nothing runs Android code; every program the phone offers
 //! (`pm`, `am`, `input`, `dumpsys`, `uiautomator`, `screencap`, …) is modelled in
 //! [`commands`] on top of [`state::PhoneState`], with output formats matched to real captures in
-//! `fixtures/android/` (see `SOURCES-virtual-device.md` there).
+//! `fixtures/android/` (see `SOURCES-virtual-device.md` there). Nor is it a general adb server:
+//! the front end serves this one phone. The simulated iPhone lives elsewhere (`testkit/fake-xcode`).
 //!
 //! # Using it in a test
 //!
 //! ```no_run
-//! use virtual_phone::{PhoneConfig, VirtualPhone, adb_server::PrivateAdbServer};
+//! use virtual_phone::{AdbFrontEnd, PhoneConfig, VirtualPhone, adb_server::PrivateAdbServer};
 //! let phone = VirtualPhone::start(PhoneConfig::default())?; // 127.0.0.1:<ephemeral>
 //! let adb = PrivateAdbServer::start()?;                       // adb -P <free port>, private HOME
 //! adb.connect(&phone)?;                                       // adb connect + wait for "device"
 //! let out = adb.adb(&["-s", &phone.serial(), "shell", "wm", "size"])?;
 //! assert_eq!(String::from_utf8_lossy(&out.stdout), "Physical size: 1080x2400\n");
 //! assert!(phone.injections().is_empty());                     // no unquoted metacharacters arrived
+//!
+//! // Or with no adb binary: an adb-server front end for the phone.
+//! let front = AdbFrontEnd::start(&phone)?;                    // 127.0.0.1:<ephemeral>
+//! let server = std::net::TcpStream::connect(front.addr())?;   // speak the adb host protocol
+//! # drop(server);
 //! # Ok::<(), std::io::Error>(())
 //! ```
 //!
 //! For `adb_client`, export [`adb_server::PrivateAdbServer::env`] first (it runs
 //! `adb start-server` without `-P`), then use `ADBServer::new(adb.socket_addr())`; or connect
-//! directly with `adb_client::tcp::ADBTcpDevice::new(phone.addr())`.
+//! directly with `adb_client::tcp::ADBTcpDevice::new(phone.addr())`; or point
+//! `ANDROID_ADB_SERVER_PORT` and `ADBServer::new` at [`AdbFrontEnd::addr`].
 //!
 //! # What the phone offers
 //!
@@ -39,7 +50,8 @@
 //!   so adb-server clients need no adb binary. Answers match the Debian adb server 29.0.6.
 //! - **Services**: `shell:CMD` and `shell,ARGS:CMD` (not `v2`), `shell:` (line-at-a-time),
 //!   `exec:CMD` (binary-safe), `sync:` (STAT/LSTA, LIST, SEND/DATA/DONE, RECV, QUIT, parsed as a
-//!   byte stream), `framebuffer:` (v1 header + RGBA). Anything else: `CLSE(0, id)`.
+//!   byte stream), `framebuffer:` (v1 header + RGBA). Anything else: `CLSE(0, id)` (behind the
+//!   front end: `FAIL closed`, as a real adb server answers).
 //! - **Shell** ([`shell`]): mksh-like splitting; a line with unquoted `;` `&` `&&` `||` `|`
 //!   newline `( )`, a `$( )`/backtick substitution, or a redirection other than `/dev/null` and
 //!   `2>&1` is recorded as an injection and **not run** (adb's own `export ANDROID_LOG_TAGS=…;
@@ -66,6 +78,19 @@
 //! - **Records**: every shell/exec line, sync request, framebuffer and refused open is a
 //!   [`CommandRecord`] (service, command, argv per simple command, injection flag and reasons,
 //!   timestamp), kept in memory and optionally appended as JSON lines (`PhoneConfig::log_path`).
+//!
+//! # Module layout
+//!
+//! - Ways in: `connection` (the adbd transport: CNXN, streams, flow control) over [`protocol`]
+//!   packets; `front_end` (the adb host protocol) over `socket_stream`. Both hand an open stream
+//!   to `services` (one dispatch: `shell:`, `exec:`, `sync:` in `sync`, `framebuffer:`).
+//! - The phone: `phone` ([`VirtualPhone`], [`PhoneHandle`], records), [`shell`] (splitting and the
+//!   injection check), [`commands`] (one module per program or family: `settings` for
+//!   getprop/settings/content/wm, `packages` for pm/cmd package, `am`, `input`, `dumpsys`,
+//!   `screen` for uiautomator/screencap/screenrecord, `processes`, `logcat`, `files`).
+//! - The model: [`state`] (the data; its `actions` module what happens to it), [`scenario`],
+//!   [`layout`], [`render`], [`uixml`], [`apk`].
+//! - For tests: [`adb_server`] (a private real adb server).
 //!
 //! Threads and `std::net` only, so it runs the same under tokio, in sync tests or in the binary.
 //! Crates used: `image` (PNG), `serde`/`serde_json` (scenarios, records), `clap` (binary flags),

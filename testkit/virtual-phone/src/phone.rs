@@ -1,6 +1,5 @@
 //! The phone: a loopback listener, the services behind it, and the handle tests hold.
 
-use std::collections::BTreeMap;
 use std::fs::File;
 use std::io::{self, Read, Write};
 use std::net::{Shutdown, SocketAddr, TcpListener, TcpStream};
@@ -505,11 +504,4 @@ pub fn load_state(path: &std::path::Path) -> io::Result<PhoneState> {
         serde_json::from_value(base).map_err(|e| io::Error::new(io::ErrorKind::InvalidData, e))?;
     crate::scenario::refresh_launcher(&mut state);
     Ok(state)
-}
-
-#[allow(dead_code)]
-fn _assert_send_sync() {
-    fn f<T: Send + Sync>() {}
-    f::<Shared>();
-    let _: BTreeMap<(), ()> = BTreeMap::new();
 }

@@ -6,13 +6,21 @@
 
 use std::io::{self, Read, Write};
 
+/// `CNXN`: connect (version, max payload, banner).
 pub const A_CNXN: u32 = 0x4e58_4e43;
+/// `AUTH`: authentication (never requested by this device).
 pub const A_AUTH: u32 = 0x4854_5541;
+/// `OPEN`: open a stream to a service.
 pub const A_OPEN: u32 = 0x4e45_504f;
+/// `OKAY`: stream opened, or a WRTE acknowledged.
 pub const A_OKAY: u32 = 0x5941_4b4f;
+/// `CLSE`: close a stream.
 pub const A_CLSE: u32 = 0x4553_4c43;
+/// `WRTE`: stream data.
 pub const A_WRTE: u32 = 0x4554_5257;
+/// `SYNC`: legacy USB sync (unused).
 pub const A_SYNC: u32 = 0x434e_5953;
+/// `STLS`: start TLS (never requested by this device).
 pub const A_STLS: u32 = 0x534c_5453;
 
 /// `A_VERSION` of adbd 29 (skip-checksum version; we still send checksums).
@@ -25,9 +33,13 @@ const HARD_PAYLOAD_LIMIT: u32 = 16 * 1024 * 1024;
 /// One adb transport packet.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Packet {
+    /// The command word (`A_CNXN`, …).
     pub command: u32,
+    /// First argument (for streams: the sender's local id).
     pub arg0: u32,
+    /// Second argument (for streams: the receiver's id).
     pub arg1: u32,
+    /// The payload bytes.
     pub payload: Vec<u8>,
 }
 
@@ -49,6 +61,7 @@ pub fn command_name(command: u32) -> String {
 }
 
 impl Packet {
+    /// A packet with the given header fields and payload.
     pub fn new(command: u32, arg0: u32, arg1: u32, payload: impl Into<Vec<u8>>) -> Self {
         Packet {
             command,
@@ -76,6 +89,7 @@ impl Packet {
         out
     }
 
+    /// Writes the encoded packet and flushes.
     pub fn write_to(&self, w: &mut impl Write) -> io::Result<()> {
         w.write_all(&self.encode())?;
         w.flush()

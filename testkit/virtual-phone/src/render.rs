@@ -14,7 +14,9 @@ use crate::state::ElementKind;
 
 /// A rendered frame.
 pub struct Frame {
+    /// Width in pixels.
     pub width: u32,
+    /// Height in pixels.
     pub height: u32,
     /// RGBA_8888, row-major, no padding.
     pub rgba: Vec<u8>,

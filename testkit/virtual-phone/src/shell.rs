@@ -35,7 +35,9 @@ pub struct Redirect {
 /// One simple command: its argv and redirections.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct SimpleCommand {
+    /// The words after splitting and quote removal (before pathname expansion).
     pub argv: Vec<String>,
+    /// The command's redirections, in order.
     pub redirects: Vec<Redirect>,
     /// Parallel to `argv`: whether the word had an unquoted `*`, `?` or `[` (a pattern the
     /// shell expands against the file system; it stays literal when nothing matches).

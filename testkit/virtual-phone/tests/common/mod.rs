@@ -7,14 +7,14 @@ use std::time::Duration;
 use virtual_phone::adb_server::PrivateAdbServer;
 use virtual_phone::{PhoneConfig, PhoneHandle, VirtualPhone};
 
-pub struct Rig {
-    pub phone: PhoneHandle,
-    pub adb: PrivateAdbServer,
+pub(crate) struct Rig {
+    pub(crate) phone: PhoneHandle,
+    pub(crate) adb: PrivateAdbServer,
 }
 
 impl Rig {
     /// A phone and a private adb server connected to it.
-    pub fn new() -> Rig {
+    pub(crate) fn new() -> Rig {
         let phone = VirtualPhone::start(PhoneConfig::default()).expect("start phone");
         let adb = PrivateAdbServer::start().expect("start private adb server");
         adb.connect(&phone).expect("adb connect");
@@ -22,7 +22,7 @@ impl Rig {
     }
 
     /// `adb -P PORT -s SERIAL ARGS…` (20 s timeout), asserting exit status 0.
-    pub fn adb_ok(&self, args: &[&str]) -> Output {
+    pub(crate) fn adb_ok(&self, args: &[&str]) -> Output {
         let out = self.adb_raw(args);
         assert!(
             out.status.success(),
@@ -34,7 +34,7 @@ impl Rig {
     }
 
     /// `adb -P PORT -s SERIAL ARGS…` whatever its status.
-    pub fn adb_raw(&self, args: &[&str]) -> Output {
+    pub(crate) fn adb_raw(&self, args: &[&str]) -> Output {
         let serial = self.phone.serial();
         let mut full = vec!["-s", serial.as_str()];
         full.extend_from_slice(args);
@@ -44,7 +44,7 @@ impl Rig {
     }
 
     /// `adb shell ARGS…` stdout as text.
-    pub fn shell(&self, args: &[&str]) -> String {
+    pub(crate) fn shell(&self, args: &[&str]) -> String {
         let mut full = vec!["shell"];
         full.extend_from_slice(args);
         String::from_utf8_lossy(&self.adb_ok(&full).stdout).into_owned()
@@ -57,6 +57,6 @@ impl Drop for Rig {
     }
 }
 
-pub fn text(o: &Output) -> String {
+pub(crate) fn text(o: &Output) -> String {
     String::from_utf8_lossy(&o.stdout).into_owned()
 }

@@ -9,6 +9,8 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use serde::{Deserialize, Serialize};
 
+mod actions;
+
 /// The launcher (home screen) package.
 pub const LAUNCHER_PACKAGE: &str = "com.android.launcher3";
 /// The launcher activity.
@@ -54,21 +56,33 @@ impl ElementKind {
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum Action {
     /// Open another screen of the same app (pushed on the back stack).
-    Navigate { screen: String },
+    Navigate {
+        /// The target screen's name.
+        screen: String,
+    },
     /// Like the BACK key.
     Back,
     /// Launch an app's launcher activity.
-    Launch { package: String },
+    Launch {
+        /// The package to launch.
+        package: String,
+    },
     /// Flip `checked`.
     Toggle,
     /// The app crashes: a Java crash is appended to the crash (and main) log buffers and the
     /// app's activities leave the stack.
-    Crash { exception: String },
+    Crash {
+        /// The exception class and message of the crash.
+        exception: String,
+    },
     /// Append the text of field `field` (same screen) as a new text element on screen `to`
     /// (with `prefix`), clear the field, and go to `to` (pop back if it is below on the stack).
     Submit {
+        /// Resource id or key of the text field whose text is submitted.
         field: String,
+        /// The screen that receives the new text element.
         to: String,
+        /// Put before the submitted text.
         prefix: String,
     },
 }
@@ -76,24 +90,31 @@ pub enum Action {
 /// One element of a screen.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Hash)]
 pub struct Element {
+    /// What kind of widget it is.
     pub kind: ElementKind,
     #[serde(default)]
+    /// The visible text.
     pub text: String,
     /// Full resource id (`pkg:id/name`) or empty.
     #[serde(default)]
     pub resource_id: String,
     #[serde(default)]
+    /// The `content-desc` (accessibility label).
     pub content_desc: String,
     /// Hint shown by an empty EditText.
     #[serde(default)]
     pub hint: String,
     #[serde(default)]
+    /// Whether a checkbox or switch is on.
     pub checked: bool,
     #[serde(default = "yes")]
+    /// Whether the element reacts to taps.
     pub enabled: bool,
     #[serde(default)]
+    /// Whether a text field hides its text.
     pub password: bool,
     #[serde(default)]
+    /// What tapping it does, if anything.
     pub action: Option<Action>,
 }
 
@@ -102,6 +123,7 @@ fn yes() -> bool {
 }
 
 impl Element {
+    /// An element of `kind` showing `text`, enabled, with no id or action.
     pub fn new(kind: ElementKind, text: &str) -> Self {
         Element {
             kind,
@@ -115,22 +137,27 @@ impl Element {
             action: None,
         }
     }
+    /// With resource id `id` (`pkg:id/name`).
     pub fn id(mut self, id: &str) -> Self {
         self.resource_id = id.to_string();
         self
     }
+    /// With content-desc `d`.
     pub fn desc(mut self, d: &str) -> Self {
         self.content_desc = d.to_string();
         self
     }
+    /// With hint `h` (shown by an empty text field).
     pub fn hint(mut self, h: &str) -> Self {
         self.hint = h.to_string();
         self
     }
+    /// With a tap action.
     pub fn action(mut self, a: Action) -> Self {
         self.action = Some(a);
         self
     }
+    /// With `checked` set.
     pub fn checked(mut self, c: bool) -> Self {
         self.checked = c;
         self
@@ -157,22 +184,28 @@ pub struct Screen {
     /// Toolbar title (empty = no toolbar).
     #[serde(default)]
     pub title: String,
+    /// The elements, top to bottom.
     pub elements: Vec<Element>,
 }
 
 /// An installed package.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Package {
+    /// The package name (`com.example.app`).
     pub name: String,
     /// Launcher label.
     pub label: String,
+    /// Whether it is a system package (`pm list packages -s`).
     pub system: bool,
     #[serde(default = "default_version_name")]
+    /// `versionName` (`dumpsys package`).
     pub version_name: String,
     #[serde(default = "default_version_code")]
+    /// `versionCode` (`dumpsys package`).
     pub version_code: u64,
     /// Path `pm list packages -f` shows.
     pub apk_path: String,
+    /// The Linux uid (`pm list packages -U`).
     pub uid: u32,
     /// Full class name of the MAIN/LAUNCHER activity, if it has one.
     pub launcher_activity: Option<String>,
@@ -180,6 +213,7 @@ pub struct Package {
     pub activities: Vec<String>,
     /// Screens by name; `main_screen` is where the launcher activity starts.
     pub screens: BTreeMap<String, Screen>,
+    /// The screen the launcher activity opens.
     pub main_screen: String,
 }
 
@@ -193,8 +227,11 @@ fn default_version_code() -> u64 {
 /// One entry of the activity stack.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Hash)]
 pub struct Frame {
+    /// The package of the activity.
     pub package: String,
+    /// The activity class (full name).
     pub activity: String,
+    /// The screen it shows (a key of the package's `screens`).
     pub screen: String,
     /// Resource id (or index as `#N`) of the focused field on this screen.
     #[serde(default)]
@@ -211,6 +248,7 @@ pub struct Frame {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct FileEntry {
     #[serde(with = "bytes_as_base64ish")]
+    /// The contents.
     pub data: Vec<u8>,
     /// Unix mode bits including the file type (`0o100644`).
     pub mode: u32,
@@ -229,13 +267,15 @@ mod bytes_as_base64ish {
         Bytes(Vec<u8>),
     }
 
-    pub fn serialize<S: Serializer>(data: &[u8], s: S) -> Result<S::Ok, S::Error> {
+    /// Writes UTF-8 data as a string, anything else as a byte array.
+    pub(super) fn serialize<S: Serializer>(data: &[u8], s: S) -> Result<S::Ok, S::Error> {
         match std::str::from_utf8(data) {
             Ok(t) => Repr::Text(t.to_string()).serialize(s),
             Err(_) => Repr::Bytes(data.to_vec()).serialize(s),
         }
     }
-    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<u8>, D::Error> {
+    /// Reads a string or a byte array.
+    pub(super) fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<u8>, D::Error> {
         Ok(match Repr::deserialize(d)? {
             Repr::Text(t) => t.into_bytes(),
             Repr::Bytes(b) => b,
@@ -248,23 +288,32 @@ mod bytes_as_base64ish {
 pub struct LogLine {
     /// Milliseconds since the epoch.
     pub time_ms: u64,
+    /// Process id.
     pub pid: u32,
+    /// Thread id.
     pub tid: u32,
     /// V, D, I, W, E, F.
     pub level: char,
+    /// The log tag.
     pub tag: String,
+    /// The message text.
     pub message: String,
 }
 
 /// Display geometry.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Display {
+    /// Physical width in pixels (portrait).
     pub width: u32,
+    /// Physical height in pixels (portrait).
     pub height: u32,
+    /// Physical density in dpi.
     pub density: u32,
     #[serde(default)]
+    /// `wm size` override, if set.
     pub override_size: Option<(u32, u32)>,
     #[serde(default)]
+    /// `wm density` override, if set.
     pub override_density: Option<u32>,
 }
 
@@ -272,34 +321,58 @@ pub struct Display {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum InputEvent {
+    /// `input tap`.
     Tap {
+        /// X in pixels.
         x: f64,
+        /// Y in pixels.
         y: f64,
     },
+    /// `input swipe`.
     Swipe {
+        /// Start X.
         x1: f64,
+        /// Start Y.
         y1: f64,
+        /// End X.
         x2: f64,
+        /// End Y.
         y2: f64,
+        /// Duration in milliseconds.
         duration_ms: u64,
     },
+    /// A swipe that stays in place (a long press).
     LongPress {
+        /// X in pixels.
         x: f64,
+        /// Y in pixels.
         y: f64,
+        /// Duration in milliseconds.
         duration_ms: u64,
     },
+    /// `input draganddrop`.
     DragAndDrop {
+        /// Start X.
         x1: f64,
+        /// Start Y.
         y1: f64,
+        /// End X.
         x2: f64,
+        /// End Y.
         y2: f64,
+        /// Duration in milliseconds.
         duration_ms: u64,
     },
+    /// `input text` (or ADBKeyboard) typing.
     Text {
+        /// The text as typed.
         text: String,
     },
+    /// `input keyevent` / `input press`.
     Key {
+        /// The key code (`KeyEvent.KEYCODE_*`).
         code: u32,
+        /// The key's name (`KEYCODE_HOME`).
         name: String,
     },
 }
@@ -310,18 +383,23 @@ pub enum InputEvent {
 pub struct PhoneState {
     /// `getprop` values.
     pub props: BTreeMap<String, String>,
+    /// Installed packages by name.
     pub packages: BTreeMap<String, Package>,
     /// Activity stack, bottom first; the last frame is in the foreground.
     pub stack: Vec<Frame>,
     /// `settings` namespaces: "system", "secure", "global".
     pub settings: BTreeMap<String, BTreeMap<String, String>>,
+    /// Display geometry.
     pub display: Display,
+    /// The clipboard's text.
     pub clipboard: String,
     /// The `main` log buffer.
     pub logcat: Vec<LogLine>,
     /// The `crash` log buffer.
     pub crash_log: Vec<LogLine>,
+    /// Files by normalized path.
     pub files: BTreeMap<String, FileEntry>,
+    /// Directories that exist (besides the parents of files).
     pub dirs: BTreeSet<String>,
     /// Every input event received, oldest first.
     pub input_events: Vec<InputEvent>,
@@ -329,8 +407,11 @@ pub struct PhoneState {
     pub browser_url: String,
     /// Locale per package set by `cmd locale set-app-locales`.
     pub app_locales: BTreeMap<String, String>,
+    /// Task id the next started activity gets.
     pub next_task: u32,
+    /// Uid the next installed package gets.
     pub next_uid: u32,
+    /// Whether the screen is on (off captures black).
     pub screen_on: bool,
 }
 
@@ -405,310 +486,6 @@ impl PhoneState {
         let id = f.focused.as_ref()?;
         let screen = self.current_screen()?;
         find_element(screen, id).map(|e| e.text.clone())
-    }
-
-    /// Appends a log line stamped now.
-    pub fn log(&mut self, level: char, tag: &str, message: &str) {
-        self.logcat.push(LogLine {
-            time_ms: now_ms(),
-            pid: 1234,
-            tid: 1234,
-            level,
-            tag: tag.to_string(),
-            message: message.to_string(),
-        });
-        if self.logcat.len() > 5000 {
-            let excess = self.logcat.len() - 5000;
-            self.logcat.drain(..excess);
-        }
-    }
-
-    /// Resolves `.Act` / `Act` / full names against a package.
-    pub fn resolve_activity(&self, package: &str, activity: &str) -> String {
-        if let Some(rest) = activity.strip_prefix('.') {
-            format!("{package}.{rest}")
-        } else if !activity.contains('.') {
-            format!("{package}.{activity}")
-        } else {
-            activity.to_string()
-        }
-    }
-
-    /// Puts `package`'s `activity` (or its launcher activity) in the foreground.
-    /// Returns the full activity name, or an error message like `am` prints.
-    pub fn start_activity(
-        &mut self,
-        package: &str,
-        activity: Option<&str>,
-    ) -> Result<String, String> {
-        let Some(pkg) = self.packages.get(package) else {
-            return Err(format!(
-                "Error type 3\nError: Activity class {{{package}/{}}} does not exist.",
-                activity.unwrap_or("")
-            ));
-        };
-        let activity = match activity {
-            Some(a) => self.resolve_activity(package, a),
-            None => match &pkg.launcher_activity {
-                Some(a) => a.clone(),
-                None => return Err(format!("Error: no launcher activity in {package}")),
-            },
-        };
-        if !pkg.activities.contains(&activity) {
-            return Err(format!(
-                "Error type 3\nError: Activity class {{{package}/{activity}}} does not exist."
-            ));
-        }
-        let screen = if pkg.launcher_activity.as_deref() == Some(activity.as_str()) {
-            pkg.main_screen.clone()
-        } else {
-            pkg.screens
-                .iter()
-                .find(|(_, s)| s.activity == activity)
-                .map(|(n, _)| n.clone())
-                .unwrap_or_else(|| pkg.main_screen.clone())
-        };
-        // A launcher alias (Chrome's `…chrome.Main`) resolves to the activity that shows the
-        // screen, which is what dumpsys then reports.
-        let activity = pkg
-            .screens
-            .get(&screen)
-            .map(|s| s.activity.clone())
-            .filter(|a| !a.is_empty())
-            .unwrap_or(activity);
-        if package == LAUNCHER_PACKAGE {
-            self.go_home();
-            return Ok(activity);
-        }
-        // Bring the app's task to the front with this activity on top.
-        let task = self
-            .stack
-            .iter()
-            .find(|f| f.package == package)
-            .map(|f| f.task)
-            .unwrap_or_else(|| {
-                self.next_task += 1;
-                self.next_task
-            });
-        self.stack.retain(|f| f.package != package);
-        self.stack.push(Frame {
-            package: package.to_string(),
-            activity: activity.clone(),
-            screen,
-            focused: None,
-            task,
-            scroll: 0,
-        });
-        let comp = short_component(package, &activity);
-        self.log(
-            'I',
-            "ActivityTaskManager",
-            &format!("START u0 {{flg=0x10000000 cmp={comp}}} from uid 2000"),
-        );
-        Ok(activity)
-    }
-
-    /// HOME: the launcher alone on the stack.
-    pub fn go_home(&mut self) {
-        self.stack.retain(|f| f.package == LAUNCHER_PACKAGE);
-        if self.stack.is_empty() {
-            self.stack.push(launcher_frame());
-        }
-        self.stack.truncate(1);
-        if let Some(f) = self.stack.last_mut() {
-            f.focused = None;
-        }
-    }
-
-    /// BACK: pop one frame (never the launcher).
-    pub fn go_back(&mut self) {
-        if let Some(f) = self.stack.last_mut()
-            && f.focused.take().is_some()
-            && f.package != LAUNCHER_PACKAGE
-        {
-            // First BACK closes the keyboard, like a real IME.
-            return;
-        }
-        if self.stack.len() > 1 {
-            self.stack.pop();
-        }
-        if self.stack.is_empty() {
-            self.stack.push(launcher_frame());
-        }
-    }
-
-    /// `am force-stop`.
-    pub fn force_stop(&mut self, package: &str) {
-        if package == LAUNCHER_PACKAGE {
-            return;
-        }
-        let was = self.stack.iter().any(|f| f.package == package);
-        self.stack.retain(|f| f.package != package);
-        if self.stack.is_empty() {
-            self.stack.push(launcher_frame());
-        }
-        if was {
-            self.log(
-                'I',
-                "ActivityManager",
-                &format!("Force stopping {package} appid=10123 user=0: from pid 4242"),
-            );
-        }
-    }
-
-    /// Navigates inside the foreground app.
-    pub fn navigate(&mut self, screen: &str) {
-        let Some(top) = self.stack.last().cloned() else {
-            return;
-        };
-        let Some(pkg) = self.packages.get(&top.package) else {
-            return;
-        };
-        let Some(target) = pkg.screens.get(screen) else {
-            return;
-        };
-        // Going to a screen already below on the stack pops back to it.
-        if let Some(i) = self
-            .stack
-            .iter()
-            .rposition(|f| f.package == top.package && f.screen == screen)
-        {
-            self.stack.truncate(i + 1);
-            if let Some(f) = self.stack.last_mut() {
-                f.focused = None;
-            }
-            return;
-        }
-        let activity = target.activity.clone();
-        self.stack.push(Frame {
-            package: top.package.clone(),
-            activity,
-            screen: screen.to_string(),
-            focused: None,
-            task: top.task,
-            scroll: 0,
-        });
-    }
-
-    /// Types `text` into the focused field. Returns false when no field is focused.
-    pub fn type_text(&mut self, text: &str) -> bool {
-        let Some(id) = self.stack.last().and_then(|f| f.focused.clone()) else {
-            return false;
-        };
-        match self
-            .current_screen_mut()
-            .and_then(|s| find_element_mut(s, &id))
-        {
-            Some(e) => {
-                e.text.push_str(text);
-                true
-            }
-            None => false,
-        }
-    }
-
-    /// Runs an element's action.
-    pub fn run_action(&mut self, action: &Action, element_key: &str) {
-        match action {
-            Action::Navigate { screen } => self.navigate(screen),
-            Action::Back => self.go_back(),
-            Action::Launch { package } => {
-                let _ = self.start_activity(package, None);
-            }
-            Action::Crash { exception } => self.crash_foreground(exception),
-            Action::Toggle => {
-                if let Some(e) = self
-                    .current_screen_mut()
-                    .and_then(|s| find_element_mut(s, element_key))
-                {
-                    e.checked = !e.checked;
-                }
-            }
-            Action::Submit { field, to, prefix } => {
-                let text = self
-                    .current_screen_mut()
-                    .and_then(|s| find_element_mut(s, field))
-                    .map(|e| std::mem::take(&mut e.text))
-                    .unwrap_or_default();
-                if let Some(f) = self.stack.last_mut() {
-                    f.focused = None;
-                }
-                let Some(top) = self.stack.last().cloned() else {
-                    return;
-                };
-                if !text.is_empty()
-                    && let Some(screen) = self
-                        .packages
-                        .get_mut(&top.package)
-                        .and_then(|p| p.screens.get_mut(to))
-                {
-                    let id = format!("{}:id/item", top.package);
-                    screen
-                        .elements
-                        .push(Element::new(ElementKind::Text, &format!("{prefix}{text}")).id(&id));
-                }
-                self.navigate(to);
-            }
-        }
-    }
-
-    /// Crashes the foreground app with `exception` (see [`Action::Crash`]).
-    pub fn crash_foreground(&mut self, exception: &str) {
-        let Some(top) = self.stack.last().cloned() else {
-            return;
-        };
-        if top.package == LAUNCHER_PACKAGE {
-            return;
-        }
-        let uid = self
-            .packages
-            .get(&top.package)
-            .map(|p| p.uid)
-            .unwrap_or(10000);
-        let pid = crate::commands::app_pid(uid);
-        let now = now_ms();
-        let class = top
-            .activity
-            .rsplit('.')
-            .next()
-            .unwrap_or("MainActivity")
-            .to_string();
-        let lines = [
-            "FATAL EXCEPTION: main".to_string(),
-            format!("Process: {}, PID: {pid}", top.package),
-            exception.to_string(),
-            format!("\tat {}.onClick({class}.java:57)", top.activity),
-            "\tat android.view.View.performClick(View.java:7659)".to_string(),
-            "\tat android.os.Handler.handleCallback(Handler.java:958)".to_string(),
-        ];
-        for message in lines {
-            let line = LogLine {
-                time_ms: now,
-                pid,
-                tid: pid,
-                level: 'E',
-                tag: "AndroidRuntime".into(),
-                message,
-            };
-            self.crash_log.push(line.clone());
-            self.logcat.push(line);
-        }
-        self.stack.retain(|f| f.package != top.package);
-        if self.stack.is_empty() {
-            self.stack.push(launcher_frame());
-        }
-        self.log(
-            'I',
-            "ActivityManager",
-            &format!("Process {} (pid {pid}) has died: fg  TOP ", top.package),
-        );
-    }
-
-    /// Focuses the element with `key` on the current screen.
-    pub fn focus(&mut self, key: Option<String>) {
-        if let Some(f) = self.stack.last_mut() {
-            f.focused = key;
-        }
     }
 }
 
