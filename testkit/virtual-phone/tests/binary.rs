@@ -1,4 +1,4 @@
-//! The `virtual-device` binary: flags, the printed address, `--adb-connect`, `--log`, `--state`.
+//! The `virtual-phone` binary: flags, the printed address, `--adb-connect`, `--log`, `--state`.
 
 use std::io::{BufRead, BufReader};
 use std::process::{Child, Command, Stdio};
