@@ -50,6 +50,8 @@ pub(crate) struct Running {
     pub(crate) pid: u32,
 }
 
+/// Spawns `s` and completes the MCP handshake; also returns the time from spawn to the
+/// `initialize` response (its cold start).
 pub(crate) async fn start(s: &Spawn) -> Result<(Running, Duration)> {
     let mut cmd = tokio::process::Command::new(&s.program);
     cmd.args(&s.args);
@@ -115,6 +117,7 @@ pub(crate) struct Outcome {
 /// Decoded size, MIME type and dimensions of a result's image.
 pub(crate) type ImageInfo = (usize, String, Option<(u32, u32)>);
 
+/// Calls one tool and times it; a timeout or protocol error is an outcome too, not an error.
 pub(crate) async fn call(r: &Running, name: &str, args: &Value, timeout: Duration) -> Outcome {
     let req = CallToolRequestParams::new(name.to_string())
         .with_arguments(args.as_object().cloned().unwrap_or_default());
@@ -140,6 +143,7 @@ pub(crate) async fn call(r: &Running, name: &str, args: &Value, timeout: Duratio
     }
 }
 
+/// Size, text and image of a result.
 pub(crate) fn outcome(elapsed: Duration, result: &CallToolResult) -> Outcome {
     let bytes = serde_json::to_vec(result).map(|v| v.len()).unwrap_or(0);
     let text = result

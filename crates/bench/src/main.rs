@@ -11,6 +11,11 @@
 //! It is not a test: a peer tool that fails on the virtual phone is reported, not fatal.
 //! Output: a markdown table on stdout plus `OUT/latest.json` and `OUT/latest.md`.
 //! `scripts/bench.sh` builds, installs the peer and calls this; see `docs/performance.md`.
+//!
+//! Modules: [`args`] (command line), [`tools`] (what is called), [`client`] (spawning and
+//! calling a server), [`adb`] (the floor and the counting proxy), [`peer`] (the peer server),
+//! [`footprint`] (process trees, RSS, cold start), [`stats`], [`run`] (the phases) and
+//! [`report`] (JSON and markdown).
 
 mod adb;
 mod args;

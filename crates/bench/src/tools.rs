@@ -9,6 +9,7 @@ pub(crate) struct Tool {
     pub(crate) args: Value,
 }
 
+/// The tools in table order; the first is the only one that names no device.
 pub(crate) fn tools() -> Vec<Tool> {
     let t = |label, name, args| Tool { label, name, args };
     vec![
