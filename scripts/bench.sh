@@ -122,7 +122,7 @@ fi
 if [ "$CRITERION" = 1 ]; then
   echo "bench: criterion benches" >&2
   CRIT=$WORK/criterion.txt
-  for spec in "mobile-device screenshot" "mobile-android uixml" "mcp-payload-filter filter"; do
+  for spec in "mobile-screenshot screenshot" "mobile-android uixml" "mcp-payload-filter filter"; do
     set -- $spec
     timeout 900 cargo bench --quiet -p "$1" --bench "$2" -- --warm-up-time 1 --measurement-time 3 2>/dev/null \
       | grep -E '^[A-Za-z0-9_/ .×-]+ +time:|thrpt:|^[a-z_]+/' >> "$CRIT" \

@@ -82,6 +82,8 @@
 //! and `error` of a JSON-RPC message or batch and leave the correlation values the client must
 //! match (`progressToken`, a cancelled `requestId`) exactly as they are.
 
+#![warn(missing_docs)]
+
 mod json;
 mod prescan;
 mod terms;

@@ -1,9 +1,10 @@
 //! A vectorized pre-scan that skips the parts of a long text that cannot hold a match.
 //!
 //! **Why.** The encoder's automaton takes one table step per byte, each depending on the last,
-//! so it runs at a few hundred MB/s; no SIMD prefilter helps it because ASCII case-insensitive
-//! patterns with common first letters (`a`, `d`, `t`, `m`) defeat `aho-corasick`'s own. Most
-//! text the server sends holds no term at all, and it should cost next to nothing.
+//! so it is slow next to a vectorized scan; no SIMD prefilter helps it because ASCII
+//! case-insensitive patterns with common first letters (`a`, `d`, `t`, `m`) defeat
+//! `aho-corasick`'s own. Most text the server sends holds no term at all, and it should cost
+//! next to nothing.
 //!
 //! **What.** Every pattern (each term spelling and the token prefix) contains at least one
 //! *fingerprint*: a rare letter, bigram or trigram compared after folding ASCII case with

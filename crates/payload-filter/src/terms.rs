@@ -1,8 +1,9 @@
 //! The filtered vocabulary and the pattern set the encoder's automaton is built from.
 //!
-//! The lists are data, not logic: the reference (§2) and DESIGN.md fix them. The pattern set adds
-//! what the automaton cannot express on its own: the separator forms and the two non-ASCII
-//! characters whose Unicode simple case folding is an ASCII letter.
+//! The lists are data, not logic: the filter's specification fixes them, and the tests check
+//! them against an independent copy. The pattern set adds what the automaton cannot express on
+//! its own: the separator forms and the two non-ASCII characters whose Unicode simple case
+//! folding is an ASCII letter.
 
 /// The ASCII terms, lowercase. Matched case-insensitively under Unicode simple case folding.
 pub const ASCII_TERMS: [&str; 22] = [

@@ -1,5 +1,6 @@
-//! The reference test list (payload-filter.md §7), adapted to this crate's token format, plus
-//! the cases the originals got wrong or left open (§8) and the project's own decisions.
+//! The reference test list of the filter's specification (its §7, numbered below), adapted to
+//! this crate's token format, plus the cases the earlier implementations got wrong or left open
+//! (its §8) and the project's own decisions.
 //!
 //! Expected values are written out or computed by the small independent helpers below, never
 //! taken from the code under test.

@@ -1,7 +1,7 @@
 //! The term lists as the reference spells them, written out again on purpose: the tests
 //! check the crate against this independent copy, not against its own tables.
 
-pub const ASCII: [&str; 22] = [
+pub(crate) const ASCII: [&str; 22] = [
     "qwen",
     "dashscope",
     "alibaba",
@@ -25,7 +25,7 @@ pub const ASCII: [&str; 22] = [
     "qoder",
     "maxcompute",
 ];
-pub const CHINESE: [&str; 14] = [
+pub(crate) const CHINESE: [&str; 14] = [
     "通义",
     "千问",
     "阿里",
@@ -41,7 +41,7 @@ pub const CHINESE: [&str; 14] = [
     "淘宝",
     "天猫",
 ];
-pub const PAIRS: [(&str, &str); 9] = [
+pub(crate) const PAIRS: [(&str, &str); 9] = [
     ("q", "wen"),
     ("dash", "scope"),
     ("ali", "baba"),

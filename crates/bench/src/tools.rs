@@ -1,0 +1,89 @@
+//! The benchmarked tools: one row of the table each, with the arguments every server gets.
+
+use serde_json::{Value, json};
+
+/// One benchmarked tool: a row label, the MCP tool name, its arguments (`$DEV` = device id).
+pub(crate) struct Tool {
+    pub(crate) label: &'static str,
+    pub(crate) name: &'static str,
+    pub(crate) args: Value,
+}
+
+/// The tools in table order; the first is the only one that names no device.
+pub(crate) fn tools() -> Vec<Tool> {
+    let t = |label, name, args| Tool { label, name, args };
+    vec![
+        t("list devices", "mobile_list_available_devices", json!({})),
+        t("list apps", "mobile_list_apps", json!({"device": "$DEV"})),
+        t(
+            "screen size",
+            "mobile_get_screen_size",
+            json!({"device": "$DEV"}),
+        ),
+        t(
+            "screenshot",
+            "mobile_take_screenshot",
+            json!({"device": "$DEV"}),
+        ),
+        t(
+            "list elements",
+            "mobile_list_elements_on_screen",
+            json!({"device": "$DEV"}),
+        ),
+        t(
+            "tap",
+            "mobile_click_on_screen_at_coordinates",
+            json!({"device": "$DEV", "x": 5, "y": 5}),
+        ),
+        t(
+            "type text",
+            "mobile_type_keys",
+            json!({"device": "$DEV", "text": "hello", "submit": false}),
+        ),
+        t(
+            "launch",
+            "mobile_launch_app",
+            json!({"device": "$DEV", "packageName": "com.example.notes"}),
+        ),
+        t(
+            "terminate",
+            "mobile_terminate_app",
+            json!({"device": "$DEV", "packageName": "com.example.notes"}),
+        ),
+        t(
+            "press button",
+            "mobile_press_button",
+            json!({"device": "$DEV", "button": "BACK"}),
+        ),
+        t(
+            "get orientation",
+            "mobile_get_orientation",
+            json!({"device": "$DEV"}),
+        ),
+        t(
+            "open URL",
+            "mobile_open_url",
+            json!({"device": "$DEV", "url": "https://example.com/bench"}),
+        ),
+    ]
+}
+
+/// A call that our server rejects in argument validation, before any device I/O: the
+/// client + server round trip of "a tool touching no device".
+pub(crate) fn no_device_call(dev: &str) -> (&'static str, Value) {
+    (
+        "mobile_terminate_app",
+        json!({"device": dev, "packageName": "not a package;"}),
+    )
+}
+
+/// `args` with every `"$DEV"` string replaced by the device id.
+pub(crate) fn subst(args: &Value, dev: &str) -> Value {
+    match args {
+        Value::String(s) if s == "$DEV" => Value::String(dev.to_string()),
+        Value::Object(m) => {
+            Value::Object(m.iter().map(|(k, v)| (k.clone(), subst(v, dev))).collect())
+        }
+        other => other.clone(),
+    }
+}
