@@ -7,6 +7,9 @@
 #                                     cold start, peak RSS, binary size, criterion benches.
 #        scripts/bench.sh --quick    smoke: one iteration, ours only, no peer install, no criterion.
 #        scripts/bench.sh --no-criterion   full run without the criterion benches.
+#        scripts/bench.sh --no-peer         full run without the peer.
+#        scripts/bench.sh --baseline=BIN    also measure BIN (another mobile-mcp build, e.g. the
+#                                            commit before a change) in the same rounds as ours.
 #
 # The peer is installed with npm into .cache/bench-peer/ on first use (never committed); if
 # that fails, ours is still measured and the report says so. Its telemetry is off, it gets a
@@ -21,11 +24,15 @@ ROOT=$PWD
 
 QUICK=0
 CRITERION=1
+PEER=1
+BASELINE_ARGS=()
 for a in "$@"; do
   case "$a" in
     --quick) QUICK=1; CRITERION=0 ;;
     --no-criterion) CRITERION=0 ;;
-    -h|--help) sed -n '2,17p' "$0"; exit 0 ;;
+    --no-peer) PEER=0 ;;
+    --baseline=*) BASELINE_ARGS=(--baseline "$(realpath "${a#--baseline=}")") ;;
+    -h|--help) sed -n '2,20p' "$0"; exit 0 ;;
     *) echo "bench: unknown argument $a" >&2; exit 2 ;;
   esac
 done
@@ -76,7 +83,7 @@ BENCH=$ROOT/target/$PROFILE/mobile-mcp-bench
 # The peer, installed once.
 PEER_ARGS=()
 PEER_NOTE=""
-if [ "$QUICK" = 0 ]; then
+if [ "$QUICK" = 0 ] && [ "$PEER" = 1 ]; then
   if [ ! -f "$PEER_DIR/node_modules/@mobilenext/mobile-mcp/package.json" ] && command -v npm >/dev/null; then
     echo "bench: installing @mobilenext/mobile-mcp@$PEER_VERSION into .cache/bench-peer" >&2
     mkdir -p "$PEER_DIR"
@@ -101,7 +108,7 @@ else
 fi
 CMD="scripts/bench.sh $*"
 # setsid: the bench and every server it spawns share one process group the trap can stop.
-setsid timeout -k 10 "$LIMIT" "$BENCH" --ours "$OURS" "${PEER_ARGS[@]}" "${ITER[@]}" \
+setsid timeout -k 10 "$LIMIT" "$BENCH" --ours "$OURS" "${BASELINE_ARGS[@]}" "${PEER_ARGS[@]}" "${ITER[@]}" \
   --work "$WORK" --out "$OUT" --note "Command: \`${CMD% }\`." > "$WORK/bench.out" &
 BENCH_PID=$!
 wait "$BENCH_PID"

@@ -10,6 +10,10 @@ pub(crate) struct Args {
     /// Our server binary (a release build).
     #[arg(long)]
     pub(crate) ours: PathBuf,
+    /// Another mobile-mcp binary (an earlier commit's release build) measured in the same
+    /// rounds as ours, for before/after ratios of a change.
+    #[arg(long)]
+    pub(crate) baseline: Option<PathBuf>,
     /// Folder where the peer package is installed (`node_modules/@mobilenext/mobile-mcp`).
     /// Omit to measure ours only.
     #[arg(long)]

@@ -18,6 +18,8 @@ use crate::footprint::{alive, kill_tree};
 pub(crate) enum Kind {
     Ours,
     OursFilter,
+    /// `--baseline`: another build of ours, called like ours.
+    Baseline,
     PeerDefault,
     PeerLegacy,
 }
@@ -27,6 +29,7 @@ impl Kind {
         match self {
             Kind::Ours => "ours",
             Kind::OursFilter => "ours_filter",
+            Kind::Baseline => "baseline",
             Kind::PeerDefault => "peer_default",
             Kind::PeerLegacy => "peer_legacy",
         }

@@ -214,6 +214,23 @@ pub(crate) fn markdown(r: &Report) -> String {
             ));
         }
     }
+    if r.servers.contains(&"baseline") {
+        s.push_str("\nAgainst the baseline (`--baseline`, another build of ours called in the same rounds): medians in ms, and ours ÷ baseline (below 1: ours is faster). Each is also ÷ the floor measured in the same rounds.\n\n");
+        s.push_str("| tool | ours | baseline | ours/baseline | ours/floor | baseline/floor |\n|---|---|---|---|---|---|\n");
+        for row in &r.tools {
+            let (ours, base) = (med(row, "ours"), med(row, "baseline"));
+            let floor = row.get("floor_ms").and_then(|v| v.as_f64());
+            s.push_str(&format!(
+                "| {} | {} | {} | {} | {} | {} |\n",
+                row["tool"].as_str().unwrap_or(""),
+                cell_ms(row, "ours"),
+                cell_ms(row, "baseline"),
+                fmt_ratio(ours, base),
+                fmt_ratio(ours, floor),
+                fmt_ratio(base, floor),
+            ));
+        }
+    }
     // Screenshots.
     s.push_str("\nScreenshot image (decoded bytes, type, dimensions):\n\n");
     if let Some(row) = r.tools.iter().find(|t| t["tool"] == "screenshot") {

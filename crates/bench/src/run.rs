@@ -122,6 +122,18 @@ pub(crate) async fn run(
     sampler.watch("ours_filter", f.pid);
     bench.all_pids.push(f.pid);
     running.push(f);
+    if let Some(program) = &args.baseline {
+        let spawn = Spawn {
+            kind: Kind::Baseline,
+            program: program.clone(),
+            stderr_log: work.join("baseline.stderr.log"),
+            ..ours.clone()
+        };
+        let (b, _) = start(&spawn).await?;
+        sampler.watch("baseline", b.pid);
+        bench.all_pids.push(b.pid);
+        running.push(b);
+    }
     let mut peer_error = peer_error;
     for p in &peers {
         match start(p).await {
@@ -363,11 +375,12 @@ impl Bench<'_> {
                     nd_round_samples
                         .push(call(&running[0], nd_name, &nd_args, timeout).await.elapsed);
                 }
-                // Rotate who goes first; ours and ours+filter come back `ours_repeat` times.
+                // Rotate who goes first; ours, ours+filter and the baseline come back
+                // `ours_repeat` times.
                 let n = running.len();
                 let ours_like: Vec<bool> = running
                     .iter()
-                    .map(|r| matches!(r.spawn.kind, Kind::Ours | Kind::OursFilter))
+                    .map(|r| matches!(r.spawn.kind, Kind::Ours | Kind::OursFilter | Kind::Baseline))
                     .collect();
                 let order: Vec<usize> = (0..args.ours_repeat.max(1))
                     .flat_map(|rep| {
