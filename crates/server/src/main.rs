@@ -188,24 +188,21 @@ fn registry(cli: &Cli) -> anyhow::Result<(DeviceRegistry, Option<demo::Demo>)> {
     Ok((registry, None))
 }
 
-async fn shutdown_signal() {
+/// Resolves on SIGTERM or Ctrl-C. The SIGTERM handler is installed when this is called,
+/// not when the future is first polled, so a signal sent as soon as the server says it
+/// is listening is not lost to the default action.
+fn shutdown_signal() -> impl std::future::Future<Output = ()> {
     #[cfg(unix)]
-    {
-        use tokio::signal::unix::{SignalKind, signal};
-        let mut term = match signal(SignalKind::terminate()) {
-            Ok(s) => s,
-            Err(_) => {
-                let _ = tokio::signal::ctrl_c().await;
-                return;
+    let term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()).ok();
+    async move {
+        #[cfg(unix)]
+        if let Some(mut term) = term {
+            tokio::select! {
+                _ = tokio::signal::ctrl_c() => {}
+                _ = term.recv() => {}
             }
-        };
-        tokio::select! {
-            _ = tokio::signal::ctrl_c() => {}
-            _ = term.recv() => {}
+            return;
         }
-    }
-    #[cfg(not(unix))]
-    {
         let _ = tokio::signal::ctrl_c().await;
     }
 }
@@ -241,14 +238,16 @@ async fn main() -> anyhow::Result<()> {
             session_idle: Duration::from_secs(cli.session_idle.max(1)),
         };
         let boundary = Boundary::from_env();
+        let shutdown = shutdown_signal();
         tokio::select! {
             r = http::serve(server, config, boundary) => r?,
-            _ = shutdown_signal() => tracing::info!("signal received; shutting down"),
+            _ = shutdown => tracing::info!("signal received; shutting down"),
         }
         return Ok(());
     }
 
     let boundary = Boundary::from_env();
+    let shutdown = shutdown_signal();
     tracing::info!(payload_filter = boundary.is_some(), "serving MCP on stdio");
     let serve = async {
         let (stdin, stdout) = rmcp::transport::stdio();
@@ -266,7 +265,7 @@ async fn main() -> anyhow::Result<()> {
     };
     tokio::select! {
         r = serve => r?,
-        _ = shutdown_signal() => tracing::info!("signal received; shutting down"),
+        _ = shutdown => tracing::info!("signal received; shutting down"),
     }
     // The stdin reader sits on a blocking thread that a runtime shutdown would wait
     // for; nothing is left to flush, so leave now.
