@@ -24,6 +24,7 @@ pub mod capture;
 pub mod device;
 pub mod error;
 pub mod input;
+mod join;
 pub mod registry;
 pub mod types;
 
@@ -34,5 +35,6 @@ pub use input::{
     AppId, BundleId, DevicePath, DeviceUrl, Locales, PackageName, UrlPolicy, ValidationError,
     excerpt,
 };
+pub use join::join_all;
 pub use registry::{DeviceBackend, DeviceRegistry, Discovery, Listing};
 pub use types::*;

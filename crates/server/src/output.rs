@@ -1,53 +1,43 @@
 //! What tools return: the records behind `structuredContent` (each with an object root,
 //! so every client version gets an `outputSchema`) and their short text renderings.
 
-use mobile_device::{App, Crash, DeviceInfo, Element, ForegroundApp, LogEntry, Orientation};
+use mobile_device::{App, Crash, Element, ForegroundApp, Listing, LogEntry, Orientation};
 use rmcp::schemars::{self, JsonSchema};
 use serde::Serialize;
 
-#[derive(Debug, Serialize, JsonSchema)]
-pub struct DeviceList {
-    /// Every device found, usable or not (see each one's `state` and `hint`).
-    pub devices: Vec<DeviceInfo>,
-    /// What was looked for and what failed (adb server address, xcrun).
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub notes: Vec<String>,
-}
-
-impl DeviceList {
-    pub fn render(&self) -> String {
-        let mut out = String::new();
-        if self.devices.is_empty() {
-            out.push_str("No devices found.");
-        } else {
+/// The text of `mobile_list_available_devices`: one line per device, then the notes.
+pub fn render_devices(listing: &Listing) -> String {
+    let mut out = String::new();
+    if listing.devices.is_empty() {
+        out.push_str("No devices found.");
+    } else {
+        out.push_str(&format!(
+            "Found {} device{}:",
+            listing.devices.len(),
+            if listing.devices.len() == 1 { "" } else { "s" }
+        ));
+        for d in &listing.devices {
+            let kind = serde_json::to_value(d.kind)
+                .ok()
+                .and_then(|v| v.as_str().map(str::to_string))
+                .unwrap_or_default();
             out.push_str(&format!(
-                "Found {} device{}:",
-                self.devices.len(),
-                if self.devices.len() == 1 { "" } else { "s" }
+                "\n- {}: {} ({} {}",
+                d.id, d.name, d.platform, kind
             ));
-            for d in &self.devices {
-                let kind = serde_json::to_value(d.kind)
-                    .ok()
-                    .and_then(|v| v.as_str().map(str::to_string))
-                    .unwrap_or_default();
-                out.push_str(&format!(
-                    "\n- {}: {} ({} {}",
-                    d.id, d.name, d.platform, kind
-                ));
-                if let Some(v) = &d.version {
-                    out.push_str(&format!(" {v}"));
-                }
-                out.push_str(&format!(", {})", d.state));
-                if let Some(h) = &d.hint {
-                    out.push_str(&format!(" — {h}"));
-                }
+            if let Some(v) = &d.version {
+                out.push_str(&format!(" {v}"));
+            }
+            out.push_str(&format!(", {})", d.state));
+            if let Some(h) = &d.hint {
+                out.push_str(&format!(" — {h}"));
             }
         }
-        for n in &self.notes {
-            out.push_str(&format!("\nNote: {n}"));
-        }
-        out
     }
+    for n in &listing.notes {
+        out.push_str(&format!("\nNote: {n}"));
+    }
+    out
 }
 
 #[derive(Debug, Serialize, JsonSchema)]

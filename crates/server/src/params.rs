@@ -149,7 +149,8 @@ pub struct ListElementsParams {
 pub struct PressButtonParams {
     /// The device id from mobile_list_available_devices.
     pub device: String,
-    /// Button name: HOME, BACK (Android), MENU, ENTER, VOLUME_UP, VOLUME_DOWN, POWER, DPAD_UP/DOWN/LEFT/RIGHT/CENTER (Android TV), LOCK, SIDE_BUTTON, SIRI, APPLE_PAY (iOS).
+    /// The button's name; the schema lists them all, from `Button::TABLE`.
+    #[schemars(description = format!("Button name: {}.", mobile_device::Button::describe_all(", ")))]
     pub button: String,
 }
 

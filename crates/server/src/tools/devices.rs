@@ -1,6 +1,6 @@
 //! The device-wide tools: listing devices, the screen's size and orientation, the mock location and the clipboard.
 
-use mobile_device::Location;
+use mobile_device::{Listing, Location};
 use rmcp::handler::server::common::schema_for_output;
 use rmcp::handler::server::wrapper::Parameters;
 use rmcp::service::RequestContext;
@@ -16,18 +16,14 @@ impl MobileServer {
         name = "mobile_list_available_devices",
         description = "List the Android devices and emulators and the iOS simulators this server can reach, with the id every other tool takes as `device`. Devices that are offline, unauthorized or shut down are listed with a hint. Costs nothing on the devices.",
         annotations(title = "List devices", read_only_hint = true, destructive_hint = false, idempotent_hint = true, open_world_hint = false),
-        output_schema = schema_for_output::<DeviceList>()
+        output_schema = schema_for_output::<Listing>()
     )]
     async fn list_devices(&self, ctx: RequestContext<RoleServer>) -> Outcome {
         let listing = tokio::select! {
             l = self.registry.list() => l,
             _ = ctx.ct.cancelled() => return Err(Failure("listing devices was cancelled".into())),
         };
-        let list = DeviceList {
-            devices: listing.devices,
-            notes: listing.notes,
-        };
-        structured(list.render(), &list)
+        structured(render_devices(&listing), &listing)
     }
 
     #[tool(

@@ -123,7 +123,7 @@ impl MobileServer {
 
     #[tool(
         name = "mobile_press_button",
-        description = "Press a hardware or navigation button: HOME, BACK (Android), MENU, ENTER, VOLUME_UP, VOLUME_DOWN, POWER, DPAD_UP/DOWN/LEFT/RIGHT/CENTER (Android TV); LOCK, SIDE_BUTTON, SIRI, APPLE_PAY (iOS).",
+        description = format!("Press a hardware or navigation button: {}.", Button::describe_all("; ")),
         annotations(
             title = "Press button",
             read_only_hint = false,
