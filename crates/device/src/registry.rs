@@ -3,7 +3,11 @@
 //!
 //! Backends register a [`DeviceBackend`]. Listing asks every backend; resolving an id
 //! uses a cache first, so a tool call on a known device costs no discovery round trip.
-//! Listing refreshes the cache and drops devices that went away.
+//! Listing refreshes the cache and drops devices that went away. There is no "forget"
+//! on a failed call: a backend's device re-establishes its own transport on the next call
+//! (an adb serial through the server, a direct link that drops a failed connection, a
+//! simulator's UDID), and a call on a device that is gone fails with the next step of
+//! listing the devices, which drops it from the cache.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -145,12 +149,6 @@ impl DeviceRegistry {
             },
         );
         Ok(device)
-    }
-
-    /// Forgets a device, so the next call on it rediscovers it (after a transport error).
-    pub fn forget(&self, id: &str) {
-        let mut cache = self.cache.lock().unwrap_or_else(|p| p.into_inner());
-        cache.remove(id);
     }
 
     fn cached(&self, id: &str) -> Option<Arc<dyn Device>> {
