@@ -1,3 +1,4 @@
+#![warn(missing_docs)]
 //! `mobile-device`: what a device is to mobile-mcp.
 //!
 //! This crate holds the [`Device`] trait that every backend (Android, iOS simulator)
@@ -20,6 +21,7 @@
 //! Crates used: `async-trait` makes the trait object-safe with async methods
 //! (`Arc<dyn Device>`).
 
+mod button;
 pub mod capture;
 pub mod device;
 pub mod error;
@@ -28,6 +30,7 @@ mod join;
 pub mod registry;
 pub mod types;
 
+pub use button::{Button, ButtonScope};
 pub use capture::{DEFAULT_JPEG_QUALITY, DEFAULT_MAX_SIZE, OutputFormat, ScreenshotOptions};
 pub use device::{Device, ProgressFn};
 pub use error::{DeviceError, NextStep, Result};

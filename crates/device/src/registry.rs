@@ -64,14 +64,17 @@ pub struct DeviceRegistry {
 }
 
 impl DeviceRegistry {
+    /// A registry without backends.
     pub fn new() -> Self {
         Self::default()
     }
 
+    /// Adds a backend; listings ask it after those already added.
     pub fn register(&mut self, backend: Arc<dyn DeviceBackend>) {
         self.backends.push(backend);
     }
 
+    /// The backends' names, in registration order.
     pub fn backend_names(&self) -> Vec<&str> {
         self.backends.iter().map(|b| b.name()).collect()
     }

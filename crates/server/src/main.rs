@@ -10,11 +10,9 @@ use clap::Parser;
 use mobile_android::{AndroidBackend, AndroidConfig, parse_server};
 use mobile_device::{DeviceRegistry, UrlPolicy};
 use mobile_ios::{IosBackend, IosConfig};
-use mobile_mcp::boundary::{Boundary, FilteringTransport};
-use mobile_mcp::files::FileRoots;
-use mobile_mcp::http;
-use mobile_mcp::policy::ToolPolicy;
-use mobile_mcp::{MobileServer, ServerOptions};
+use mobile_mcp::{
+    Boundary, FileRoots, FilteringTransport, HttpConfig, MobileServer, ServerOptions, ToolPolicy,
+};
 use rmcp::ServiceExt;
 use rmcp::transport::async_rw::AsyncRwTransport;
 
@@ -209,7 +207,7 @@ fn shutdown_signal() -> impl std::future::Future<Output = ()> {
 
 #[tokio::main]
 async fn main() -> anyhow::Result<()> {
-    mobile_mcp::memory::tune();
+    mobile_mcp::tune_allocator();
     let cli = Cli::parse();
     init_logging(&cli)?;
     let options = options(&cli)?;
@@ -229,7 +227,7 @@ async fn main() -> anyhow::Result<()> {
                 .ok()
                 .filter(|t| !t.is_empty()),
         };
-        let config = http::HttpConfig {
+        let config = HttpConfig {
             listen: listen.clone(),
             auth_token,
             allowed_hosts: cli.allowed_hosts.clone(),
@@ -240,7 +238,7 @@ async fn main() -> anyhow::Result<()> {
         let boundary = Boundary::from_env();
         let shutdown = shutdown_signal();
         tokio::select! {
-            r = http::serve(server, config, boundary) => r?,
+            r = mobile_mcp::serve_http(server, config, boundary) => r?,
             _ = shutdown => tracing::info!("signal received; shutting down"),
         }
         return Ok(());

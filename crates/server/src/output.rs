@@ -6,7 +6,7 @@ use rmcp::schemars::{self, JsonSchema};
 use serde::Serialize;
 
 /// The text of `mobile_list_available_devices`: one line per device, then the notes.
-pub fn render_devices(listing: &Listing) -> String {
+pub(crate) fn render_devices(listing: &Listing) -> String {
     let mut out = String::new();
     if listing.devices.is_empty() {
         out.push_str("No devices found.");
@@ -41,12 +41,12 @@ pub fn render_devices(listing: &Listing) -> String {
 }
 
 #[derive(Debug, Serialize, JsonSchema)]
-pub struct AppList {
+pub(crate) struct AppList {
     pub apps: Vec<App>,
 }
 
 impl AppList {
-    pub fn render(&self) -> String {
+    pub(crate) fn render(&self) -> String {
         if self.apps.is_empty() {
             return "No apps found on the device.".to_string();
         }
@@ -60,7 +60,7 @@ impl AppList {
 }
 
 #[derive(Debug, Serialize, JsonSchema)]
-pub struct ElementList {
+pub(crate) struct ElementList {
     pub elements: Vec<Element>,
 }
 
@@ -71,9 +71,9 @@ fn q(s: &str) -> String {
 }
 
 impl ElementList {
-    pub const TEXT_HEADER: &'static str = "One element per line: @ref Type text= label= value= id= at=x,y size=WxH [focused] [selected] [checked] [disabled]. Tap one with mobile_click_on_screen_at_coordinates and ref.";
+    pub(crate) const TEXT_HEADER: &'static str = "One element per line: @ref Type text= label= value= id= at=x,y size=WxH [focused] [selected] [checked] [disabled]. Tap one with mobile_click_on_screen_at_coordinates and ref.";
 
-    pub fn render_text(&self) -> String {
+    pub(crate) fn render_text(&self) -> String {
         if self.elements.is_empty() {
             return "No elements found on screen. The screen may still be loading, or the app draws its own UI (a game or a web view); take a screenshot instead.".to_string();
         }
@@ -113,7 +113,7 @@ impl ElementList {
         out
     }
 
-    pub fn render_json(&self) -> String {
+    pub(crate) fn render_json(&self) -> String {
         format!(
             "Found these elements on screen: {}",
             serde_json::to_string(&self.elements).unwrap_or_else(|_| "[]".into())
@@ -122,17 +122,17 @@ impl ElementList {
 }
 
 #[derive(Debug, Serialize, JsonSchema)]
-pub struct OrientationOut {
+pub(crate) struct OrientationOut {
     pub orientation: Orientation,
 }
 
 #[derive(Debug, Serialize, JsonSchema)]
-pub struct CrashList {
+pub(crate) struct CrashList {
     pub crashes: Vec<Crash>,
 }
 
 impl CrashList {
-    pub fn render(&self) -> String {
+    pub(crate) fn render(&self) -> String {
         if self.crashes.is_empty() {
             return "No crashes found on the device.".to_string();
         }
@@ -149,13 +149,13 @@ impl CrashList {
 }
 
 #[derive(Debug, Serialize, JsonSchema)]
-pub struct LogList {
+pub(crate) struct LogList {
     pub lines: Vec<LogEntry>,
 }
 
 impl LogList {
     /// One JSON object per line, as the peer returns logs.
-    pub fn render(&self) -> String {
+    pub(crate) fn render(&self) -> String {
         if self.lines.is_empty() {
             return "No log lines matched.".to_string();
         }
@@ -167,7 +167,7 @@ impl LogList {
     }
 }
 
-pub fn render_foreground(f: &ForegroundApp) -> String {
+pub(crate) fn render_foreground(f: &ForegroundApp) -> String {
     match &f.activity {
         Some(a) => format!("Foreground app: {} (activity {a})", f.package_name),
         None => format!("Foreground app: {}", f.package_name),

@@ -24,11 +24,11 @@ mod stdio;
 pub use stdio::{FilterTransportError, FilteringTransport};
 
 /// JSON-RPC "invalid params".
-pub const INVALID_PARAMS: i64 = -32602;
+pub(crate) const INVALID_PARAMS: i64 = -32602;
 
 /// What to do with one incoming message.
 #[derive(Debug, Clone, PartialEq)]
-pub enum Inbound {
+pub(crate) enum Inbound {
     /// Decoded; hand it to the service.
     Pass(Value),
     /// Do not hand it on; send this (already encoded) message back to the client.
@@ -58,6 +58,7 @@ impl Boundary {
         mcp_payload_filter::enabled_from_env_value(v.as_deref()).then(Boundary::new)
     }
 
+    /// The boundary, regardless of `MCP_MODEL_PAYLOAD_FILTER`.
     pub fn new() -> Boundary {
         Boundary {
             filter: Filter::global(),
@@ -65,13 +66,13 @@ impl Boundary {
     }
 
     /// Encodes an outgoing message (or batch) in place.
-    pub fn outbound(&self, message: &mut Value) {
+    pub(crate) fn outbound(&self, message: &mut Value) {
         self.filter.encode_message(message);
     }
 
     /// Decodes an incoming message. A batch (JSON array) is decoded element by element;
     /// its failing elements are answered or dropped as single messages would be.
-    pub fn inbound(&self, message: Value) -> Inbound {
+    pub(crate) fn inbound(&self, message: Value) -> Inbound {
         match message {
             Value::Array(items) => {
                 let mut pass = Vec::new();

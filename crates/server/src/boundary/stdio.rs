@@ -47,8 +47,10 @@ impl Boundary {
 /// Errors of [`FilteringTransport`].
 #[derive(Debug, thiserror::Error)]
 pub enum FilterTransportError<E: std::error::Error + 'static> {
+    /// The wrapped transport failed.
     #[error(transparent)]
     Inner(E),
+    /// A message could not be re-encoded.
     #[error("payload filter could not re-encode a message: {0}")]
     Codec(#[from] serde_json::Error),
 }
@@ -67,6 +69,7 @@ pub struct FilteringTransport<T: Transport<RoleServer>> {
 type PendingSend<E> = std::pin::Pin<Box<dyn Future<Output = Result<(), E>> + Send>>;
 
 impl<T: Transport<RoleServer>> FilteringTransport<T> {
+    /// Wraps `inner`, filtering both directions through `boundary`.
     pub fn new(inner: T, boundary: Boundary) -> Self {
         FilteringTransport {
             inner,

@@ -65,7 +65,9 @@ pub struct HttpConfig {
     pub allowed_hosts: Vec<String>,
     /// Accepted browser origins; any other Origin header is refused.
     pub allowed_origins: Vec<String>,
+    /// Largest request body accepted, in bytes.
     pub max_body_bytes: usize,
+    /// How long a session may stay idle before it is closed.
     pub session_idle: Duration,
 }
 

@@ -172,11 +172,6 @@ impl MobileServer {
         }
     }
 
-    /// The registry the tools resolve devices through.
-    pub fn registry(&self) -> &Arc<DeviceRegistry> {
-        &self.registry
-    }
-
     /// Every tool this server lists, after the policy.
     pub fn tools(&self) -> Vec<Tool> {
         self.router
