@@ -10,8 +10,13 @@ pub const DEFAULT_JPEG_QUALITY: u8 = 75;
 /// How to encode the processed image.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum OutputFormat {
+    /// PNG, lossless.
     Png,
-    Jpeg { quality: u8 },
+    /// JPEG at `quality` (1 to 100).
+    Jpeg {
+        /// 1 (smallest) to 100 (best).
+        quality: u8,
+    },
 }
 
 /// What the caller asked for.
@@ -21,6 +26,7 @@ pub struct ScreenshotOptions {
     pub max_size: Option<u32>,
     /// Factor in (0, 1].
     pub scale: Option<f64>,
+    /// The encoding of the result.
     pub format: OutputFormat,
 }
 

@@ -10,6 +10,7 @@ use std::time::Duration;
 
 use async_trait::async_trait;
 
+use crate::button::Button;
 use crate::capture::ScreenshotOptions;
 use crate::error::{DeviceError, Result};
 use crate::input::{AppId, DevicePath, DeviceUrl, Locales};
@@ -23,33 +24,42 @@ pub type ProgressFn = Arc<dyn Fn(u64, u64) + Send + Sync>;
 pub trait Device: Send + Sync + 'static {
     /// The id tools take as `device`.
     fn id(&self) -> &str;
+    /// The operating system of the device.
     fn platform(&self) -> Platform;
     /// What input coordinates count on this device. With [`CoordinateUnit::Pixels`] a
     /// screenshot's capture size is the screen size, so no size query is needed.
     fn coordinate_unit(&self) -> CoordinateUnit;
 
+    /// The error of an operation this device does not support.
     fn unsupported(&self, what: &str) -> DeviceError {
         DeviceError::unsupported(what, self.platform())
     }
 
+    /// The installed apps (launchable ones on Android).
     async fn list_apps(&self) -> Result<Vec<App>> {
         Err(self.unsupported("listing apps"))
     }
+    /// Opens an app, or brings it to the front, optionally in `locales`.
     async fn launch_app(&self, _app: &AppId, _locales: Option<&Locales>) -> Result<()> {
         Err(self.unsupported("launching apps"))
     }
+    /// Stops an app; not an error if it was not running.
     async fn terminate_app(&self, _app: &AppId) -> Result<()> {
         Err(self.unsupported("terminating apps"))
     }
+    /// Installs an app from a file on this machine, reporting upload progress.
     async fn install_app(&self, _path: &Path, _progress: Option<ProgressFn>) -> Result<()> {
         Err(self.unsupported("installing apps"))
     }
+    /// Removes an app and its data.
     async fn uninstall_app(&self, _app: &AppId) -> Result<()> {
         Err(self.unsupported("uninstalling apps"))
     }
+    /// The app (and Android activity) in front.
     async fn foreground_app(&self) -> Result<ForegroundApp> {
         Err(self.unsupported("reading the foreground app"))
     }
+    /// The screen size in the unit taps count.
     async fn screen_size(&self) -> Result<ScreenSize> {
         Err(self.unsupported("reading the screen size"))
     }
@@ -68,15 +78,19 @@ pub trait Device: Send + Sync + 'static {
     async fn ui_dump(&self) -> Result<String> {
         Err(self.unsupported("raw UI dumps"))
     }
+    /// Taps at a point.
     async fn tap(&self, _at: Point) -> Result<()> {
         Err(self.unsupported("tapping"))
     }
+    /// Double-taps at a point.
     async fn double_tap(&self, _at: Point) -> Result<()> {
         Err(self.unsupported("double tapping"))
     }
+    /// Presses and holds at a point.
     async fn long_press(&self, _at: Point, _duration: Duration) -> Result<()> {
         Err(self.unsupported("long pressing"))
     }
+    /// Swipes from one point to another over `duration`.
     async fn swipe(&self, _from: Point, _to: Point, _duration: Duration) -> Result<()> {
         Err(self.unsupported("swiping"))
     }
@@ -84,42 +98,55 @@ pub trait Device: Send + Sync + 'static {
     async fn type_text(&self, _text: &str) -> Result<()> {
         Err(self.unsupported("typing text"))
     }
+    /// Presses a hardware or navigation button.
     async fn press_button(&self, _button: Button) -> Result<()> {
         Err(self.unsupported("pressing buttons"))
     }
+    /// Opens a URL in the app that handles it.
     async fn open_url(&self, _url: &DeviceUrl) -> Result<()> {
         Err(self.unsupported("opening URLs"))
     }
+    /// The screen orientation.
     async fn orientation(&self) -> Result<Orientation> {
         Err(self.unsupported("reading the orientation"))
     }
+    /// Rotates the screen.
     async fn set_orientation(&self, _orientation: Orientation) -> Result<()> {
         Err(self.unsupported("changing the orientation"))
     }
+    /// Recent log lines, newest last.
     async fn logs(&self, _query: &LogQuery) -> Result<Vec<LogEntry>> {
         Err(self.unsupported("reading device logs"))
     }
+    /// The crash reports on the device.
     async fn crashes(&self) -> Result<Vec<Crash>> {
         Err(self.unsupported("listing crashes"))
     }
+    /// One crash report in full.
     async fn crash(&self, _id: &str) -> Result<String> {
         Err(self.unsupported("reading crashes"))
     }
+    /// Copies a local file to the device; returns the bytes written.
     async fn push_file(&self, _local: &Path, _remote: &DevicePath) -> Result<u64> {
         Err(self.unsupported("pushing files"))
     }
+    /// Copies a device file to this machine; returns the bytes written.
     async fn pull_file(&self, _remote: &DevicePath, _local: &Path) -> Result<u64> {
         Err(self.unsupported("pulling files"))
     }
+    /// Starts recording the screen.
     async fn start_recording(&self, _options: &RecordingOptions) -> Result<()> {
         Err(self.unsupported("screen recording"))
     }
+    /// Stops the recording and saves the video.
     async fn stop_recording(&self) -> Result<Recording> {
         Err(self.unsupported("screen recording"))
     }
+    /// The clipboard's text.
     async fn clipboard(&self) -> Result<String> {
         Err(self.unsupported("reading the clipboard"))
     }
+    /// Replaces the clipboard's text.
     async fn set_clipboard(&self, _text: &str) -> Result<()> {
         Err(self.unsupported("setting the clipboard"))
     }

@@ -15,16 +15,23 @@ pub enum DeviceError {
     /// The backend cannot do this on this platform (or this device).
     #[error("{}", self.message_with(&NextStep::generic))]
     Unsupported {
+        /// What was asked for.
         what: String,
+        /// The platform that lacks it.
         platform: Platform,
+        /// What to do instead, if anything.
         hint: Option<String>,
+        /// The tool-neutral next step, worded by the server.
         next: Option<NextStep>,
     },
     /// A device, app, element, file or crash that does not exist.
     #[error("{}", self.message_with(&NextStep::generic))]
     NotFound {
+        /// What was looked for, e.g. `App "com.x"`.
         what: String,
+        /// Where to look, if anything.
         hint: Option<String>,
+        /// The tool-neutral next step, worded by the server.
         next: Option<NextStep>,
     },
     /// Input that passed the schema but that the device cannot accept.
@@ -32,15 +39,26 @@ pub enum DeviceError {
     InvalidInput(String),
     /// The device did not answer within the deadline.
     #[error("{what} timed out after {}", humanize(*.after))]
-    Timeout { what: String, after: Duration },
+    Timeout {
+        /// What was being done.
+        what: String,
+        /// The deadline that passed.
+        after: Duration,
+    },
     /// The call was cancelled by the client.
     #[error("{what} was cancelled")]
-    Cancelled { what: String },
+    Cancelled {
+        /// What was being done.
+        what: String,
+    },
     /// The device, the adb server or a tool failed.
     #[error("{}", self.message_with(&NextStep::generic))]
     Backend {
+        /// What failed.
         message: String,
+        /// What to do about it, if anything.
         hint: Option<String>,
+        /// The tool-neutral next step, worded by the server.
         next: Option<NextStep>,
     },
 }
@@ -135,6 +153,7 @@ impl DeviceError {
         self
     }
 
+    /// [`DeviceError::Unsupported`] without a hint.
     pub fn unsupported(what: impl Into<String>, platform: Platform) -> Self {
         DeviceError::Unsupported {
             what: what.into(),
@@ -144,6 +163,7 @@ impl DeviceError {
         }
     }
 
+    /// [`DeviceError::Unsupported`] with a hint.
     pub fn unsupported_with_hint(
         what: impl Into<String>,
         platform: Platform,
@@ -157,6 +177,7 @@ impl DeviceError {
         }
     }
 
+    /// [`DeviceError::NotFound`] with a hint.
     pub fn not_found(what: impl Into<String>, hint: impl Into<String>) -> Self {
         DeviceError::NotFound {
             what: what.into(),
@@ -165,6 +186,7 @@ impl DeviceError {
         }
     }
 
+    /// [`DeviceError::Backend`] without a hint.
     pub fn backend(message: impl Into<String>) -> Self {
         DeviceError::Backend {
             message: message.into(),
@@ -173,6 +195,7 @@ impl DeviceError {
         }
     }
 
+    /// [`DeviceError::Backend`] with a hint.
     pub fn backend_with_hint(message: impl Into<String>, hint: impl Into<String>) -> Self {
         DeviceError::Backend {
             message: message.into(),
@@ -181,11 +204,13 @@ impl DeviceError {
         }
     }
 
+    /// [`DeviceError::InvalidInput`].
     pub fn invalid(message: impl Into<String>) -> Self {
         DeviceError::InvalidInput(message.into())
     }
 }
 
+/// A device operation's result.
 pub type Result<T, E = DeviceError> = std::result::Result<T, E>;
 
 #[cfg(test)]

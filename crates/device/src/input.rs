@@ -32,6 +32,7 @@ fn shown(s: &str) -> String {
 macro_rules! string_newtype {
     ($name:ident, $schema_desc:expr, $pattern:expr) => {
         impl $name {
+            /// The value as text.
             pub fn as_str(&self) -> &str {
                 &self.0
             }
@@ -90,6 +91,7 @@ const MAX_APP_ID: usize = 255;
 pub struct PackageName(String);
 
 impl PackageName {
+    /// Checks `s` against the package name rules.
     pub fn parse(s: &str) -> Result<Self, ValidationError> {
         if is_package_name(s) {
             Ok(PackageName(s.to_string()))
@@ -122,6 +124,7 @@ fn is_package_name(s: &str) -> bool {
 pub struct BundleId(String);
 
 impl BundleId {
+    /// Checks `s` against the bundle id rules.
     pub fn parse(s: &str) -> Result<Self, ValidationError> {
         if is_bundle_id(s) {
             Ok(BundleId(s.to_string()))
@@ -155,6 +158,7 @@ fn is_bundle_id(s: &str) -> bool {
 pub struct AppId(String);
 
 impl AppId {
+    /// Accepts a package name or a bundle id.
     pub fn parse(s: &str) -> Result<Self, ValidationError> {
         if is_package_name(s) || is_bundle_id(s) {
             Ok(AppId(s.to_string()))
@@ -166,10 +170,12 @@ impl AppId {
         }
     }
 
+    /// The id as an Android package name.
     pub fn package_name(&self) -> Result<PackageName, ValidationError> {
         PackageName::parse(&self.0)
     }
 
+    /// The id as an iOS bundle id.
     pub fn bundle_id(&self) -> Result<BundleId, ValidationError> {
         BundleId::parse(&self.0)
     }
@@ -185,6 +191,7 @@ string_newtype!(
 pub struct Locales(String);
 
 impl Locales {
+    /// Checks and normalizes a locale list (tags trimmed, joined by `,`).
     pub fn parse(s: &str) -> Result<Self, ValidationError> {
         let ok = !s.is_empty()
             && s.len() <= 200
@@ -208,6 +215,7 @@ impl Locales {
         }
     }
 
+    /// The locale tags, in order.
     pub fn tags(&self) -> impl Iterator<Item = &str> {
         self.0.split(',')
     }
@@ -238,6 +246,7 @@ pub struct DeviceUrl {
 }
 
 impl DeviceUrl {
+    /// Splits a URL into its scheme and the rest; refuses one without a scheme.
     pub fn parse(s: &str) -> Result<Self, ValidationError> {
         let Some(colon) = s.find(':') else {
             return Err(ValidationError(format!(
@@ -293,6 +302,7 @@ impl DeviceUrl {
         self.url[..self.scheme_len].to_ascii_lowercase()
     }
 
+    /// The URL as given.
     pub fn as_str(&self) -> &str {
         &self.url
     }
@@ -366,6 +376,7 @@ impl UrlPolicy {
         Ok(UrlPolicy { extra })
     }
 
+    /// Whether `url`'s scheme may be opened.
     pub fn check(&self, url: &DeviceUrl) -> Result<(), ValidationError> {
         let scheme = url.scheme();
         if scheme.len() > 40 {
@@ -385,6 +396,7 @@ impl UrlPolicy {
         }
     }
 
+    /// The schemes this policy allows.
     pub fn allowed(&self) -> Vec<String> {
         let mut v = vec!["http".to_string(), "https".to_string()];
         v.extend(self.extra.iter().cloned());
@@ -397,6 +409,7 @@ impl UrlPolicy {
 pub struct DevicePath(String);
 
 impl DevicePath {
+    /// Normalizes an absolute path; refuses one that climbs above `/`.
     pub fn parse(s: &str) -> Result<Self, ValidationError> {
         if s.is_empty() || s.len() > 4096 {
             return Err(ValidationError(

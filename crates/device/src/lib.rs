@@ -1,3 +1,4 @@
+#![warn(missing_docs)]
 //! `mobile-device`: what a device is to mobile-mcp.
 //!
 //! This crate holds the [`Device`] trait that every backend (Android, iOS simulator)
@@ -20,13 +21,16 @@
 //! Crates used: `async-trait` makes the trait object-safe with async methods
 //! (`Arc<dyn Device>`).
 
+mod button;
 pub mod capture;
 pub mod device;
 pub mod error;
 pub mod input;
+mod join;
 pub mod registry;
 pub mod types;
 
+pub use button::{Button, ButtonScope};
 pub use capture::{DEFAULT_JPEG_QUALITY, DEFAULT_MAX_SIZE, OutputFormat, ScreenshotOptions};
 pub use device::{Device, ProgressFn};
 pub use error::{DeviceError, NextStep, Result};
@@ -34,5 +38,6 @@ pub use input::{
     AppId, BundleId, DevicePath, DeviceUrl, Locales, PackageName, UrlPolicy, ValidationError,
     excerpt,
 };
+pub use join::join_all;
 pub use registry::{DeviceBackend, DeviceRegistry, Discovery, Listing};
 pub use types::*;

@@ -3,25 +3,23 @@
 //!
 //! Backends register a [`DeviceBackend`]. Listing asks every backend; resolving an id
 //! uses a cache first, so a tool call on a known device costs no discovery round trip.
-//! Listing refreshes the cache and drops devices that went away.
+//! Listing refreshes the cache and drops devices that went away. There is no "forget"
+//! on a failed call: a backend's device re-establishes its own transport on the next call
+//! (an adb serial through the server, a direct link that drops a failed connection, a
+//! simulator's UDID), and a call on a device that is gone fails with the next step of
+//! listing the devices, which drops it from the cache.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
 use async_trait::async_trait;
+use schemars::JsonSchema;
+use serde::Serialize;
 
 use crate::device::Device;
 use crate::error::{DeviceError, NextStep, Result};
+use crate::join::join_all;
 use crate::types::DeviceInfo;
-
-/// What one backend found.
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct Discovery {
-    pub devices: Vec<DeviceInfo>,
-    /// Sentences about what was looked for and what failed, for the model and the user
-    /// (e.g. "no adb server answered at 127.0.0.1:5037 and no adb binary was found").
-    pub notes: Vec<String>,
-}
 
 /// A source of devices: the adb servers, the simulators, a virtual phone.
 #[async_trait]
@@ -34,12 +32,24 @@ pub trait DeviceBackend: Send + Sync + 'static {
     async fn open(&self, info: &DeviceInfo) -> Result<Arc<dyn Device>>;
 }
 
-/// Everything every backend sees, plus what was looked for.
-#[derive(Debug, Clone, Default, PartialEq)]
+/// Devices and what was looked for: what [`DeviceRegistry::list`] returns for all backends,
+/// what a backend's [`DeviceBackend::discover`] returns for itself (as [`Discovery`]), and
+/// the record the server's device list tool returns.
+// The schema's root carries no description: the tool's outputSchema is only the fields'.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, JsonSchema)]
+#[schemars(description = "")]
 pub struct Listing {
+    /// Every device found, usable or not (see each one's `state` and `hint`).
     pub devices: Vec<DeviceInfo>,
+    /// What was looked for and what failed (adb server address, xcrun).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
     pub notes: Vec<String>,
 }
+
+/// What one backend found: its devices, and sentences about what it looked for and what
+/// failed, for the model and the user (e.g. "no adb server answered at 127.0.0.1:5037
+/// and no adb binary was found").
+pub type Discovery = Listing;
 
 struct Entry {
     backend: usize,
@@ -54,21 +64,24 @@ pub struct DeviceRegistry {
 }
 
 impl DeviceRegistry {
+    /// A registry without backends.
     pub fn new() -> Self {
         Self::default()
     }
 
+    /// Adds a backend; listings ask it after those already added.
     pub fn register(&mut self, backend: Arc<dyn DeviceBackend>) {
         self.backends.push(backend);
     }
 
+    /// The backends' names, in registration order.
     pub fn backend_names(&self) -> Vec<&str> {
         self.backends.iter().map(|b| b.name()).collect()
     }
 
     /// Asks every backend, in parallel, and refreshes the cache.
     pub async fn list(&self) -> Listing {
-        let found = futures_join_all(self.backends.iter().map(|b| b.discover())).await;
+        let found = join_all(self.backends.iter().map(|b| b.discover())).await;
         let mut listing = Listing::default();
         if self.backends.is_empty() {
             listing
@@ -141,45 +154,10 @@ impl DeviceRegistry {
         Ok(device)
     }
 
-    /// Forgets a device, so the next call on it rediscovers it (after a transport error).
-    pub fn forget(&self, id: &str) {
-        let mut cache = self.cache.lock().unwrap_or_else(|p| p.into_inner());
-        cache.remove(id);
-    }
-
     fn cached(&self, id: &str) -> Option<Arc<dyn Device>> {
         let cache = self.cache.lock().unwrap_or_else(|p| p.into_inner());
         cache.get(id).and_then(|e| e.device.clone())
     }
-}
-
-/// Runs the futures concurrently and returns their outputs in order.
-async fn futures_join_all<F, T>(futs: impl Iterator<Item = F>) -> Vec<T>
-where
-    F: std::future::Future<Output = T>,
-{
-    let mut pinned: Vec<_> = futs.map(Box::pin).collect();
-    let mut out: Vec<Option<T>> = (0..pinned.len()).map(|_| None).collect();
-    std::future::poll_fn(|cx| {
-        let mut pending = false;
-        for (i, f) in pinned.iter_mut().enumerate() {
-            if out[i].is_none() {
-                match f.as_mut().poll(cx) {
-                    std::task::Poll::Ready(v) => out[i] = Some(v),
-                    std::task::Poll::Pending => pending = true,
-                }
-            }
-        }
-        if pending {
-            std::task::Poll::Pending
-        } else {
-            std::task::Poll::Ready(())
-        }
-    })
-    .await;
-    out.into_iter()
-        .map(|o| o.expect("all futures finished"))
-        .collect()
 }
 
 #[cfg(test)]

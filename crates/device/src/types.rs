@@ -11,6 +11,9 @@ use serde::{Deserialize, Serialize};
 /// The operating system of a device.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
+// Doc comments here would become descriptions in the published tool schemas,
+// which stay as they are; the names say what these are.
+#[allow(missing_docs)]
 pub enum Platform {
     Android,
     Ios,
@@ -28,6 +31,9 @@ impl fmt::Display for Platform {
 /// What kind of device this is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
+// Doc comments here would become descriptions in the published tool schemas,
+// which stay as they are; the names say what these are.
+#[allow(missing_docs)]
 pub enum DeviceKind {
     Emulator,
     Simulator,
@@ -51,6 +57,7 @@ pub enum DeviceState {
 }
 
 impl DeviceState {
+    /// Whether tools can drive a device in this state.
     pub fn is_usable(&self) -> bool {
         matches!(self, DeviceState::Online)
     }
@@ -70,6 +77,9 @@ impl fmt::Display for DeviceState {
 
 /// One device as `mobile_list_available_devices` shows it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+// Doc comments here would become descriptions in the published tool schemas,
+// which stay as they are; the names say what these are.
+#[allow(missing_docs)]
 pub struct DeviceInfo {
     /// The id every other tool takes as `device`.
     pub id: String,
@@ -93,6 +103,9 @@ pub struct DeviceInfo {
 
 /// An installed app.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+// Doc comments here would become descriptions in the published tool schemas,
+// which stay as they are; the names say what these are.
+#[allow(missing_docs)]
 pub struct App {
     /// Android package name or iOS bundle id.
     #[serde(rename = "packageName")]
@@ -104,6 +117,9 @@ pub struct App {
 
 /// The app in front, as far as the device can tell.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+// Doc comments here would become descriptions in the published tool schemas,
+// which stay as they are; the names say what these are.
+#[allow(missing_docs)]
 pub struct ForegroundApp {
     #[serde(rename = "packageName")]
     pub package_name: String,
@@ -114,12 +130,16 @@ pub struct ForegroundApp {
 
 /// A point in screen coordinates (pixels on Android, points on iOS).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+// Doc comments here would become descriptions in the published tool schemas,
+// which stay as they are; the names say what these are.
+#[allow(missing_docs)]
 pub struct Point {
     pub x: i32,
     pub y: i32,
 }
 
 impl Point {
+    /// A point at `x`, `y`.
     pub fn new(x: i32, y: i32) -> Self {
         Point { x, y }
     }
@@ -127,6 +147,9 @@ impl Point {
 
 /// A rectangle in screen coordinates; `x`,`y` is the top-left corner.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema, Default)]
+// Doc comments here would become descriptions in the published tool schemas,
+// which stay as they are; the names say what these are.
+#[allow(missing_docs)]
 pub struct Rect {
     pub x: i32,
     pub y: i32,
@@ -135,10 +158,12 @@ pub struct Rect {
 }
 
 impl Rect {
+    /// The centre, where a tap on the element lands.
     pub fn center(&self) -> Point {
         Point::new(self.x + self.width / 2, self.y + self.height / 2)
     }
 
+    /// Whether the rect has no area.
     pub fn is_empty(&self) -> bool {
         self.width <= 0 || self.height <= 0
     }
@@ -146,6 +171,9 @@ impl Rect {
 
 /// One element on screen, flattened depth-first from the accessibility tree.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, Default)]
+// Doc comments here would become descriptions in the published tool schemas,
+// which stay as they are; the names say what these are.
+#[allow(missing_docs)]
 pub struct Element {
     /// `@eN`: pass it as `ref` to tap this element. Valid until the screen changes.
     #[serde(rename = "ref")]
@@ -172,6 +200,9 @@ pub struct Element {
 
 /// Element states; only the non-default ones are serialized.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+// Doc comments here would become descriptions in the published tool schemas,
+// which stay as they are; the names say what these are.
+#[allow(missing_docs)]
 pub struct ElementStates {
     #[serde(default, skip_serializing_if = "is_false")]
     pub focused: bool,
@@ -213,6 +244,9 @@ fn yes() -> bool {
 /// Screen orientation.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
+// Doc comments here would become descriptions in the published tool schemas,
+// which stay as they are; the names say what these are.
+#[allow(missing_docs)]
 pub enum Orientation {
     Portrait,
     Landscape,
@@ -238,6 +272,7 @@ pub enum CoordinateUnit {
 }
 
 impl CoordinateUnit {
+    /// The unit's name as the tools write it.
     pub fn as_str(self) -> &'static str {
         match self {
             CoordinateUnit::Pixels => "pixels",
@@ -248,6 +283,9 @@ impl CoordinateUnit {
 
 /// Screen size in the device's input coordinates.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, JsonSchema)]
+// Doc comments here would become descriptions in the published tool schemas,
+// which stay as they are; the names say what these are.
+#[allow(missing_docs)]
 pub struct ScreenSize {
     /// Width in input coordinates (see `unit`).
     pub width: u32,
@@ -261,113 +299,31 @@ pub struct ScreenSize {
     pub density: Option<u32>,
 }
 
-/// A hardware or navigation button. Parsed from the names agents already use.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Button {
-    Home,
-    Back,
-    Menu,
-    Enter,
-    VolumeUp,
-    VolumeDown,
-    Power,
-    DpadUp,
-    DpadDown,
-    DpadLeft,
-    DpadRight,
-    DpadCenter,
-    Lock,
-    SideButton,
-    Siri,
-    ApplePay,
-}
-
-impl Button {
-    /// Every name accepted by [`Button::parse`], for error messages and descriptions.
-    pub const NAMES: &'static [&'static str] = &[
-        "HOME",
-        "BACK",
-        "MENU",
-        "ENTER",
-        "VOLUME_UP",
-        "VOLUME_DOWN",
-        "POWER",
-        "DPAD_UP",
-        "DPAD_DOWN",
-        "DPAD_LEFT",
-        "DPAD_RIGHT",
-        "DPAD_CENTER",
-        "LOCK",
-        "SIDE_BUTTON",
-        "SIRI",
-        "APPLE_PAY",
-    ];
-
-    const ALL: &'static [Button] = &[
-        Button::Home,
-        Button::Back,
-        Button::Menu,
-        Button::Enter,
-        Button::VolumeUp,
-        Button::VolumeDown,
-        Button::Power,
-        Button::DpadUp,
-        Button::DpadDown,
-        Button::DpadLeft,
-        Button::DpadRight,
-        Button::DpadCenter,
-        Button::Lock,
-        Button::SideButton,
-        Button::Siri,
-        Button::ApplePay,
-    ];
-
-    /// Parses a button name, case-insensitively; `-` and spaces count as `_`.
-    pub fn parse(name: &str) -> Option<Button> {
-        let norm: String = name
-            .trim()
-            .chars()
-            .map(|c| match c {
-                '-' | ' ' => '_',
-                c => c.to_ascii_uppercase(),
-            })
-            .collect();
-        let norm = norm.strip_prefix("KEYCODE_").unwrap_or(&norm);
-        Self::NAMES
-            .iter()
-            .position(|n| *n == norm)
-            .map(|i| Self::ALL[i])
-    }
-
-    pub fn name(self) -> &'static str {
-        let i = Self::ALL.iter().position(|b| *b == self).unwrap_or(0);
-        Self::NAMES[i]
-    }
-}
-
-impl fmt::Display for Button {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
-    }
-}
-
 /// Encoding of captured screen bytes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum CaptureFormat {
+    /// PNG bytes.
     Png,
+    /// JPEG bytes.
     Jpeg,
     /// Tightly packed RGBA8 rows (a raw framebuffer).
     Rgba8 {
+        /// Width in pixels.
         width: u32,
+        /// Height in pixels.
         height: u32,
     },
     /// Tightly packed RGB8 rows that the backend already scaled, while the frame arrived,
     /// from a `source_width`×`source_height` screen with the caller's options
     /// (`mobile_screenshot::StreamScaler`).
     ScaledRgb8 {
+        /// Width in pixels after scaling.
         width: u32,
+        /// Height in pixels after scaling.
         height: u32,
+        /// Width of the screen before scaling.
         source_width: u32,
+        /// Height of the screen before scaling.
         source_height: u32,
     },
 }
@@ -375,12 +331,17 @@ pub enum CaptureFormat {
 /// A screen capture as the device returned it, before the screenshot pipeline.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Screenshot {
+    /// How `bytes` are encoded.
     pub format: CaptureFormat,
+    /// The captured bytes.
     pub bytes: Vec<u8>,
 }
 
 /// A crash report summary.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+// Doc comments here would become descriptions in the published tool schemas,
+// which stay as they are; the names say what these are.
+#[allow(missing_docs)]
 pub struct Crash {
     /// Pass it to `mobile_get_crash`.
     pub id: String,
@@ -401,19 +362,30 @@ pub struct LogQuery {
 /// One log filter term.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct LogFilter {
+    /// The field the filter looks at.
     pub key: LogField,
+    /// `key!=value`: keep the lines that do not match.
     pub negate: bool,
+    /// The value to compare with.
     pub value: String,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// A log line field a filter can name.
 pub enum LogField {
+    /// The process id.
     Pid,
+    /// The process name.
     Process,
+    /// The Android log tag.
     Tag,
+    /// The level (`E`, `W`, `error`, ...).
     Level,
+    /// The iOS subsystem.
     Subsystem,
+    /// The iOS category.
     Category,
+    /// The message text.
     Message,
 }
 
@@ -452,6 +424,7 @@ impl LogFilter {
         })
     }
 
+    /// Whether `entry` passes this filter.
     pub fn matches(&self, entry: &LogEntry) -> bool {
         let field = match self.key {
             LogField::Pid => entry.pid.map(|p| p.to_string()),
@@ -473,6 +446,9 @@ impl LogFilter {
 
 /// One device log line, parsed.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema, Default)]
+// Doc comments here would become descriptions in the published tool schemas,
+// which stay as they are; the names say what these are.
+#[allow(missing_docs)]
 pub struct LogEntry {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub timestamp: Option<String>,
@@ -496,27 +472,36 @@ pub struct LogEntry {
 pub struct RecordingOptions {
     /// Where the finished video is written on this machine.
     pub output: PathBuf,
+    /// Stop after this long (the backend's own limit if `None`).
     pub time_limit: Option<Duration>,
 }
 
 /// A finished screen recording.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Recording {
+    /// Where the video was written on this machine.
     pub path: PathBuf,
+    /// Its size in bytes.
     pub bytes: u64,
+    /// About how long it lasts.
     pub duration: Duration,
 }
 
 /// A GPS position.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Location {
+    /// Degrees north, -90 to 90.
     pub latitude: f64,
+    /// Degrees east, -180 to 180.
     pub longitude: f64,
 }
 
 /// Direction of a swipe, as the finger moves.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
+// Doc comments here would become descriptions in the published tool schemas,
+// which stay as they are; the names say what these are.
+#[allow(missing_docs)]
 pub enum SwipeDirection {
     Up,
     Down,
@@ -577,18 +562,6 @@ pub fn swipe_path(
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn buttons_parse_loosely_and_print_canonically() {
-        assert_eq!(Button::parse("home"), Some(Button::Home));
-        assert_eq!(Button::parse("volume-up"), Some(Button::VolumeUp));
-        assert_eq!(Button::parse("KEYCODE_BACK"), Some(Button::Back));
-        assert_eq!(Button::parse("side button"), Some(Button::SideButton));
-        assert_eq!(Button::parse("REBOOT"), None);
-        for n in Button::NAMES {
-            assert_eq!(Button::parse(n).unwrap().name(), *n);
-        }
-    }
 
     #[test]
     fn swipe_stays_on_screen() {

@@ -24,16 +24,13 @@ impl FileRoots {
         Self::new(roots)
     }
 
+    /// These folders, canonicalized; one that does not exist is left out.
     pub fn new(roots: impl IntoIterator<Item = PathBuf>) -> Self {
         let roots = roots
             .into_iter()
             .filter_map(|r| std::fs::canonicalize(&r).ok())
             .collect();
         FileRoots { roots }
-    }
-
-    pub fn roots(&self) -> &[PathBuf] {
-        &self.roots
     }
 
     fn describe(&self) -> String {
@@ -95,7 +92,7 @@ impl FileRoots {
     }
 
     /// Checks a path to be written; returns the real path to write.
-    pub fn check_write(&self, path: &str, exts: &[&str]) -> Result<PathBuf, String> {
+    pub(crate) fn check_write(&self, path: &str, exts: &[&str]) -> Result<PathBuf, String> {
         let p = Self::absolute(path)?;
         Self::check_ext(&p, exts)?;
         let name = match p.components().next_back() {
@@ -122,7 +119,7 @@ impl FileRoots {
     }
 
     /// Checks a path to be read; returns its real path.
-    pub fn check_read(&self, path: &str, exts: &[&str]) -> Result<PathBuf, String> {
+    pub(crate) fn check_read(&self, path: &str, exts: &[&str]) -> Result<PathBuf, String> {
         let p = Self::absolute(path)?;
         Self::check_ext(&p, exts)?;
         let real =

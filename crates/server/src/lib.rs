@@ -1,7 +1,8 @@
+#![warn(missing_docs)]
 //! `mobile-mcp`: the MCP server that lets AI agents operate Android phones and iOS
 //! simulators.
 //!
-//! This crate wires the tool catalogue ([`tools::MobileServer`]) to the device backends
+//! This crate wires the tool catalogue ([`MobileServer`]) to the device backends
 //! through a [`mobile_device::DeviceRegistry`], and serves it over stdio or Streamable
 //! HTTP. Cross-cutting behaviour (the payload filter, auth, tool policy) wraps the
 //! service; tool bodies only talk to the `Device` trait.
@@ -12,7 +13,7 @@
 //! ```no_run
 //! use std::sync::Arc;
 //! use mobile_device::DeviceRegistry;
-//! use mobile_mcp::tools::{MobileServer, ServerOptions};
+//! use mobile_mcp::{MobileServer, ServerOptions};
 //! let server = MobileServer::new(Arc::new(DeviceRegistry::new()), ServerOptions::default());
 //! assert!(server.tools().iter().any(|t| t.name == "mobile_list_available_devices"));
 //! ```
@@ -20,15 +21,21 @@
 //! Crates used: `rmcp` (the MCP SDK: protocol, macros, transports), `clap` (the CLI),
 //! `tracing` (logs to stderr or a file, never stdout).
 
-pub mod boundary;
-pub mod files;
-pub mod http;
-pub mod memory;
-pub mod output;
-pub mod params;
-pub mod policy;
-pub mod redact;
-pub mod schema;
-pub mod tools;
+mod boundary;
+mod files;
+mod http;
+mod memory;
+mod output;
+mod params;
+mod policy;
+mod redact;
+mod schema;
+mod tools;
 
+pub use boundary::{Boundary, FilterTransportError, FilteringTransport};
+pub use files::FileRoots;
+pub use http::{HttpConfig, serve as serve_http};
+pub use memory::tune as tune_allocator;
+pub use policy::ToolPolicy;
+pub use schema::strictness_problems;
 pub use tools::{MobileServer, ServerOptions};

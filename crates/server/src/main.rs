@@ -10,11 +10,9 @@ use clap::Parser;
 use mobile_android::{AndroidBackend, AndroidConfig, parse_server};
 use mobile_device::{DeviceRegistry, UrlPolicy};
 use mobile_ios::{IosBackend, IosConfig};
-use mobile_mcp::boundary::{Boundary, FilteringTransport};
-use mobile_mcp::files::FileRoots;
-use mobile_mcp::http;
-use mobile_mcp::policy::ToolPolicy;
-use mobile_mcp::{MobileServer, ServerOptions};
+use mobile_mcp::{
+    Boundary, FileRoots, FilteringTransport, HttpConfig, MobileServer, ServerOptions, ToolPolicy,
+};
 use rmcp::ServiceExt;
 use rmcp::transport::async_rw::AsyncRwTransport;
 
@@ -188,31 +186,28 @@ fn registry(cli: &Cli) -> anyhow::Result<(DeviceRegistry, Option<demo::Demo>)> {
     Ok((registry, None))
 }
 
-async fn shutdown_signal() {
+/// Resolves on SIGTERM or Ctrl-C. The SIGTERM handler is installed when this is called,
+/// not when the future is first polled, so a signal sent as soon as the server says it
+/// is listening is not lost to the default action.
+fn shutdown_signal() -> impl std::future::Future<Output = ()> {
     #[cfg(unix)]
-    {
-        use tokio::signal::unix::{SignalKind, signal};
-        let mut term = match signal(SignalKind::terminate()) {
-            Ok(s) => s,
-            Err(_) => {
-                let _ = tokio::signal::ctrl_c().await;
-                return;
+    let term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()).ok();
+    async move {
+        #[cfg(unix)]
+        if let Some(mut term) = term {
+            tokio::select! {
+                _ = tokio::signal::ctrl_c() => {}
+                _ = term.recv() => {}
             }
-        };
-        tokio::select! {
-            _ = tokio::signal::ctrl_c() => {}
-            _ = term.recv() => {}
+            return;
         }
-    }
-    #[cfg(not(unix))]
-    {
         let _ = tokio::signal::ctrl_c().await;
     }
 }
 
 #[tokio::main]
 async fn main() -> anyhow::Result<()> {
-    mobile_mcp::memory::tune();
+    mobile_mcp::tune_allocator();
     let cli = Cli::parse();
     init_logging(&cli)?;
     let options = options(&cli)?;
@@ -232,7 +227,7 @@ async fn main() -> anyhow::Result<()> {
                 .ok()
                 .filter(|t| !t.is_empty()),
         };
-        let config = http::HttpConfig {
+        let config = HttpConfig {
             listen: listen.clone(),
             auth_token,
             allowed_hosts: cli.allowed_hosts.clone(),
@@ -241,14 +236,16 @@ async fn main() -> anyhow::Result<()> {
             session_idle: Duration::from_secs(cli.session_idle.max(1)),
         };
         let boundary = Boundary::from_env();
+        let shutdown = shutdown_signal();
         tokio::select! {
-            r = http::serve(server, config, boundary) => r?,
-            _ = shutdown_signal() => tracing::info!("signal received; shutting down"),
+            r = mobile_mcp::serve_http(server, config, boundary) => r?,
+            _ = shutdown => tracing::info!("signal received; shutting down"),
         }
         return Ok(());
     }
 
     let boundary = Boundary::from_env();
+    let shutdown = shutdown_signal();
     tracing::info!(payload_filter = boundary.is_some(), "serving MCP on stdio");
     let serve = async {
         let (stdin, stdout) = rmcp::transport::stdio();
@@ -266,7 +263,7 @@ async fn main() -> anyhow::Result<()> {
     };
     tokio::select! {
         r = serve => r?,
-        _ = shutdown_signal() => tracing::info!("signal received; shutting down"),
+        _ = shutdown => tracing::info!("signal received; shutting down"),
     }
     // The stdin reader sits on a blocking thread that a runtime shutdown would wait
     // for; nothing is left to flush, so leave now.

@@ -1,15 +1,16 @@
 //! The process's allocator tuning, in one place (glibc only; elsewhere these do nothing).
 //!
 //! Screenshots are the server's only large, short-lived allocations, and they run on
-//! rotating blocking threads, each with its own glibc arena. Measured with
-//! `scripts/bench.sh` and a per-call `VmRSS`/`VmHWM` probe (docs/performance.md):
-//! - a decoded phone frame is about 10 MB; after the first one is freed, glibc raises its
-//!   mmap threshold to that size and later frames come from arenas that keep the pages
-//!   (RSS grew to about 100 MiB). A fixed 1 MiB threshold keeps such buffers in their own
-//!   mappings, returned on free ([`tune`]);
-//! - the sub-MiB buffers of PNG decoding and JPEG encoding still left freed pages in the
-//!   arenas, about 0.5 MiB more per screenshot until they were reused (RSS 11 → 20 MiB over
-//!   20 screenshots). [`release_freed`] hands those pages back after each screenshot.
+//! rotating blocking threads, each with its own glibc arena (measurements in
+//! docs/performance.md):
+//! - a decoded phone frame is several megabytes; after the first one is freed, glibc
+//!   raises its mmap threshold to that size and later frames come from arenas that keep
+//!   the pages, so the resident size grows with every thread that took a screenshot. A
+//!   fixed 1 MiB threshold keeps such buffers in their own mappings, returned on free
+//!   ([`tune`]);
+//! - the smaller buffers of PNG decoding and JPEG encoding still leave freed pages in the
+//!   arenas, a little more after each screenshot until they are reused. [`release_freed`]
+//!   hands those pages back after each screenshot.
 
 /// Sets the allocator's mmap threshold. Process-wide, so the binary calls it once at
 /// start-up rather than a library behind its back.
@@ -30,9 +31,9 @@ pub fn tune() {
     }
 }
 
-/// Returns the free pages of every arena to the OS (`malloc_trim(0)`); costs well under a
-/// millisecond here, so it runs after each screenshot, not on every call.
-pub fn release_freed() {
+/// Returns the free pages of every arena to the OS (`malloc_trim(0)`); cheap next to a
+/// screenshot, so it runs after each screenshot, not on every call.
+pub(crate) fn release_freed() {
     #[cfg(all(target_os = "linux", target_env = "gnu"))]
     {
         unsafe extern "C" {

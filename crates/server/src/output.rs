@@ -1,62 +1,52 @@
 //! What tools return: the records behind `structuredContent` (each with an object root,
 //! so every client version gets an `outputSchema`) and their short text renderings.
 
-use mobile_device::{App, Crash, DeviceInfo, Element, ForegroundApp, LogEntry, Orientation};
+use mobile_device::{App, Crash, Element, ForegroundApp, Listing, LogEntry, Orientation};
 use rmcp::schemars::{self, JsonSchema};
 use serde::Serialize;
 
-#[derive(Debug, Serialize, JsonSchema)]
-pub struct DeviceList {
-    /// Every device found, usable or not (see each one's `state` and `hint`).
-    pub devices: Vec<DeviceInfo>,
-    /// What was looked for and what failed (adb server address, xcrun).
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub notes: Vec<String>,
-}
-
-impl DeviceList {
-    pub fn render(&self) -> String {
-        let mut out = String::new();
-        if self.devices.is_empty() {
-            out.push_str("No devices found.");
-        } else {
+/// The text of `mobile_list_available_devices`: one line per device, then the notes.
+pub(crate) fn render_devices(listing: &Listing) -> String {
+    let mut out = String::new();
+    if listing.devices.is_empty() {
+        out.push_str("No devices found.");
+    } else {
+        out.push_str(&format!(
+            "Found {} device{}:",
+            listing.devices.len(),
+            if listing.devices.len() == 1 { "" } else { "s" }
+        ));
+        for d in &listing.devices {
+            let kind = serde_json::to_value(d.kind)
+                .ok()
+                .and_then(|v| v.as_str().map(str::to_string))
+                .unwrap_or_default();
             out.push_str(&format!(
-                "Found {} device{}:",
-                self.devices.len(),
-                if self.devices.len() == 1 { "" } else { "s" }
+                "\n- {}: {} ({} {}",
+                d.id, d.name, d.platform, kind
             ));
-            for d in &self.devices {
-                let kind = serde_json::to_value(d.kind)
-                    .ok()
-                    .and_then(|v| v.as_str().map(str::to_string))
-                    .unwrap_or_default();
-                out.push_str(&format!(
-                    "\n- {}: {} ({} {}",
-                    d.id, d.name, d.platform, kind
-                ));
-                if let Some(v) = &d.version {
-                    out.push_str(&format!(" {v}"));
-                }
-                out.push_str(&format!(", {})", d.state));
-                if let Some(h) = &d.hint {
-                    out.push_str(&format!(" — {h}"));
-                }
+            if let Some(v) = &d.version {
+                out.push_str(&format!(" {v}"));
+            }
+            out.push_str(&format!(", {})", d.state));
+            if let Some(h) = &d.hint {
+                out.push_str(&format!(" — {h}"));
             }
         }
-        for n in &self.notes {
-            out.push_str(&format!("\nNote: {n}"));
-        }
-        out
     }
+    for n in &listing.notes {
+        out.push_str(&format!("\nNote: {n}"));
+    }
+    out
 }
 
 #[derive(Debug, Serialize, JsonSchema)]
-pub struct AppList {
+pub(crate) struct AppList {
     pub apps: Vec<App>,
 }
 
 impl AppList {
-    pub fn render(&self) -> String {
+    pub(crate) fn render(&self) -> String {
         if self.apps.is_empty() {
             return "No apps found on the device.".to_string();
         }
@@ -70,7 +60,7 @@ impl AppList {
 }
 
 #[derive(Debug, Serialize, JsonSchema)]
-pub struct ElementList {
+pub(crate) struct ElementList {
     pub elements: Vec<Element>,
 }
 
@@ -81,9 +71,9 @@ fn q(s: &str) -> String {
 }
 
 impl ElementList {
-    pub const TEXT_HEADER: &'static str = "One element per line: @ref Type text= label= value= id= at=x,y size=WxH [focused] [selected] [checked] [disabled]. Tap one with mobile_click_on_screen_at_coordinates and ref.";
+    pub(crate) const TEXT_HEADER: &'static str = "One element per line: @ref Type text= label= value= id= at=x,y size=WxH [focused] [selected] [checked] [disabled]. Tap one with mobile_click_on_screen_at_coordinates and ref.";
 
-    pub fn render_text(&self) -> String {
+    pub(crate) fn render_text(&self) -> String {
         if self.elements.is_empty() {
             return "No elements found on screen. The screen may still be loading, or the app draws its own UI (a game or a web view); take a screenshot instead.".to_string();
         }
@@ -123,7 +113,7 @@ impl ElementList {
         out
     }
 
-    pub fn render_json(&self) -> String {
+    pub(crate) fn render_json(&self) -> String {
         format!(
             "Found these elements on screen: {}",
             serde_json::to_string(&self.elements).unwrap_or_else(|_| "[]".into())
@@ -132,17 +122,17 @@ impl ElementList {
 }
 
 #[derive(Debug, Serialize, JsonSchema)]
-pub struct OrientationOut {
+pub(crate) struct OrientationOut {
     pub orientation: Orientation,
 }
 
 #[derive(Debug, Serialize, JsonSchema)]
-pub struct CrashList {
+pub(crate) struct CrashList {
     pub crashes: Vec<Crash>,
 }
 
 impl CrashList {
-    pub fn render(&self) -> String {
+    pub(crate) fn render(&self) -> String {
         if self.crashes.is_empty() {
             return "No crashes found on the device.".to_string();
         }
@@ -159,13 +149,13 @@ impl CrashList {
 }
 
 #[derive(Debug, Serialize, JsonSchema)]
-pub struct LogList {
+pub(crate) struct LogList {
     pub lines: Vec<LogEntry>,
 }
 
 impl LogList {
     /// One JSON object per line, as the peer returns logs.
-    pub fn render(&self) -> String {
+    pub(crate) fn render(&self) -> String {
         if self.lines.is_empty() {
             return "No log lines matched.".to_string();
         }
@@ -177,7 +167,7 @@ impl LogList {
     }
 }
 
-pub fn render_foreground(f: &ForegroundApp) -> String {
+pub(crate) fn render_foreground(f: &ForegroundApp) -> String {
     match &f.activity {
         Some(a) => format!("Foreground app: {} (activity {a})", f.package_name),
         None => format!("Foreground app: {}", f.package_name),

@@ -35,13 +35,13 @@ fn opt_number<'de, D: Deserializer<'de>>(d: D) -> Result<Option<f64>, D::Error> 
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
-pub struct DeviceParams {
+pub(crate) struct DeviceParams {
     /// The device id from mobile_list_available_devices.
     pub device: String,
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
-pub struct LaunchAppParams {
+pub(crate) struct LaunchAppParams {
     /// The device id from mobile_list_available_devices.
     pub device: String,
     /// Package name (Android) or bundle id (iOS) of the app, from mobile_list_apps.
@@ -53,7 +53,7 @@ pub struct LaunchAppParams {
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
-pub struct AppParams {
+pub(crate) struct AppParams {
     /// The device id from mobile_list_available_devices.
     pub device: String,
     /// Package name (Android) or bundle id (iOS) of the app, from mobile_list_apps.
@@ -62,7 +62,7 @@ pub struct AppParams {
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
-pub struct InstallAppParams {
+pub(crate) struct InstallAppParams {
     /// The device id from mobile_list_available_devices.
     pub device: String,
     /// Path on this machine to an .apk (Android), or an .app directory or .zip (iOS simulator).
@@ -70,7 +70,7 @@ pub struct InstallAppParams {
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
-pub struct UninstallAppParams {
+pub(crate) struct UninstallAppParams {
     /// The device id from mobile_list_available_devices.
     pub device: String,
     /// Package name (Android) or bundle id (iOS) of the app to remove.
@@ -78,7 +78,7 @@ pub struct UninstallAppParams {
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
-pub struct ClickParams {
+pub(crate) struct ClickParams {
     /// The device id from mobile_list_available_devices.
     pub device: String,
     /// X in screen coordinates (pixels on Android, points on iOS). Not needed with `ref`.
@@ -95,7 +95,7 @@ pub struct ClickParams {
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
-pub struct PointParams {
+pub(crate) struct PointParams {
     /// The device id from mobile_list_available_devices.
     pub device: String,
     /// X in screen coordinates (pixels on Android, points on iOS).
@@ -109,7 +109,7 @@ pub struct PointParams {
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
-pub struct LongPressParams {
+pub(crate) struct LongPressParams {
     /// The device id from mobile_list_available_devices.
     pub device: String,
     /// X in screen coordinates (pixels on Android, points on iOS).
@@ -128,7 +128,7 @@ pub struct LongPressParams {
 
 #[derive(Debug, Clone, Copy, Deserialize, JsonSchema, Default, PartialEq, Eq)]
 #[serde(rename_all = "lowercase")]
-pub enum ElementFormat {
+pub(crate) enum ElementFormat {
     /// One element per line (compact; the default).
     #[default]
     Text,
@@ -137,7 +137,7 @@ pub enum ElementFormat {
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
-pub struct ListElementsParams {
+pub(crate) struct ListElementsParams {
     /// The device id from mobile_list_available_devices.
     pub device: String,
     /// "text" (default, one element per line) or "json".
@@ -146,15 +146,16 @@ pub struct ListElementsParams {
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
-pub struct PressButtonParams {
+pub(crate) struct PressButtonParams {
     /// The device id from mobile_list_available_devices.
     pub device: String,
-    /// Button name: HOME, BACK (Android), MENU, ENTER, VOLUME_UP, VOLUME_DOWN, POWER, DPAD_UP/DOWN/LEFT/RIGHT/CENTER (Android TV), LOCK, SIDE_BUTTON, SIRI, APPLE_PAY (iOS).
+    /// The button's name; the schema lists them all, from `Button::TABLE`.
+    #[schemars(description = format!("Button name: {}.", mobile_device::Button::describe_all(", ")))]
     pub button: String,
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
-pub struct OpenUrlParams {
+pub(crate) struct OpenUrlParams {
     /// The device id from mobile_list_available_devices.
     pub device: String,
     /// The URL to open, e.g. https://example.com. Only http and https unless the server allows more schemes.
@@ -162,7 +163,7 @@ pub struct OpenUrlParams {
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
-pub struct SwipeParams {
+pub(crate) struct SwipeParams {
     /// The device id from mobile_list_available_devices.
     pub device: String,
     /// Direction the finger moves: up, down, left or right. "up" scrolls content down the page.
@@ -182,7 +183,7 @@ pub struct SwipeParams {
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
-pub struct TypeKeysParams {
+pub(crate) struct TypeKeysParams {
     /// The device id from mobile_list_available_devices.
     pub device: String,
     /// Text to type into the focused field, exactly as given.
@@ -193,7 +194,7 @@ pub struct TypeKeysParams {
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
-pub struct TakeScreenshotParams {
+pub(crate) struct TakeScreenshotParams {
     /// The device id from mobile_list_available_devices.
     pub device: String,
     /// Longest side of the returned image in pixels (default 1024). Wins over `scale`.
@@ -206,7 +207,7 @@ pub struct TakeScreenshotParams {
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
-pub struct SaveScreenshotParams {
+pub(crate) struct SaveScreenshotParams {
     /// The device id from mobile_list_available_devices.
     pub device: String,
     /// File to write: .png, .jpg or .jpeg, under the working directory or the temp directory.
@@ -222,7 +223,7 @@ pub struct SaveScreenshotParams {
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
-pub struct SetOrientationParams {
+pub(crate) struct SetOrientationParams {
     /// The device id from mobile_list_available_devices.
     pub device: String,
     /// portrait or landscape.
@@ -230,7 +231,7 @@ pub struct SetOrientationParams {
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
-pub struct SetLocationParams {
+pub(crate) struct SetLocationParams {
     /// The device id from mobile_list_available_devices.
     pub device: String,
     /// Latitude in degrees (-90 to 90). Omit both to clear the mock location.
@@ -244,7 +245,7 @@ pub struct SetLocationParams {
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
-pub struct ClipboardParams {
+pub(crate) struct ClipboardParams {
     /// The device id from mobile_list_available_devices.
     pub device: String,
     /// Text to put on the clipboard. Omit to read the clipboard instead.
@@ -253,7 +254,7 @@ pub struct ClipboardParams {
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
-pub struct DeviceLogsParams {
+pub(crate) struct DeviceLogsParams {
     /// The device id from mobile_list_available_devices.
     pub device: String,
     /// Most recent lines to return (1 to 10000; default 100).
@@ -269,7 +270,7 @@ pub struct DeviceLogsParams {
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
-pub struct StartRecordingParams {
+pub(crate) struct StartRecordingParams {
     /// The device id from mobile_list_available_devices.
     pub device: String,
     /// Where to write the .mp4 (default: a new file in the temp directory).
@@ -282,7 +283,7 @@ pub struct StartRecordingParams {
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
-pub struct GetCrashParams {
+pub(crate) struct GetCrashParams {
     /// The device id from mobile_list_available_devices.
     pub device: String,
     /// Crash id from mobile_list_crashes.
@@ -290,7 +291,7 @@ pub struct GetCrashParams {
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
-pub struct UiDumpParams {
+pub(crate) struct UiDumpParams {
     /// The device id from mobile_list_available_devices.
     pub device: String,
     /// Optional file to write the XML to (under the working or temp directory) instead of returning it.
@@ -299,7 +300,7 @@ pub struct UiDumpParams {
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
-pub struct PushParams {
+pub(crate) struct PushParams {
     /// The device id from mobile_list_available_devices.
     pub device: String,
     /// File on this machine to send.
@@ -312,7 +313,7 @@ pub struct PushParams {
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
-pub struct PullParams {
+pub(crate) struct PullParams {
     /// The device id from mobile_list_available_devices.
     pub device: String,
     /// Absolute path of the file on the device.
@@ -322,7 +323,7 @@ pub struct PullParams {
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
-pub struct BatchStep {
+pub(crate) struct BatchStep {
     /// Tool name, e.g. "mobile_click_on_screen_at_coordinates".
     pub name: String,
     /// The tool's arguments without `device` (the batch's device is used).
@@ -331,7 +332,7 @@ pub struct BatchStep {
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
-pub struct BatchParams {
+pub(crate) struct BatchParams {
     /// The device id from mobile_list_available_devices.
     pub device: String,
     /// Tool calls to run in order on the device (at least one).
@@ -348,6 +349,3 @@ pub struct BatchParams {
 fn yes() -> bool {
     true
 }
-
-#[derive(Debug, Deserialize, JsonSchema)]
-pub struct NoParams {}

@@ -4,17 +4,20 @@
 
 use rmcp::model::Tool;
 
+/// The settings that hide tools; the default hides none.
 #[derive(Debug, Clone, Default)]
 pub struct ToolPolicy {
+    /// Only tools annotated read-only are exposed.
     pub read_only: bool,
     /// When set, only these tools (exact names) are exposed.
     pub allow: Option<Vec<String>>,
+    /// These tools (exact names) are hidden, even when allowed.
     pub deny: Vec<String>,
 }
 
 impl ToolPolicy {
     /// `None` when the tool may be listed and called; otherwise why not.
-    pub fn refusal(&self, tool: &Tool) -> Option<String> {
+    pub(crate) fn refusal(&self, tool: &Tool) -> Option<String> {
         let name = tool.name.as_ref();
         if self.deny.iter().any(|d| d == name) {
             return Some(format!(

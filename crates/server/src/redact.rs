@@ -8,7 +8,7 @@
 use serde_json::{Map, Value};
 
 /// Longest string kept whole in a log line.
-pub const MAX_LOGGED_CHARS: usize = 300;
+pub(crate) const MAX_LOGGED_CHARS: usize = 300;
 
 const SENSITIVE: &[&str] = &[
     "authorization",
@@ -33,7 +33,7 @@ fn is_sensitive(key: &str) -> bool {
 }
 
 /// A copy of `v` fit for a log line.
-pub fn for_log(v: &Value) -> Value {
+pub(crate) fn for_log(v: &Value) -> Value {
     match v {
         Value::String(s) => Value::String(cut(s)),
         Value::Array(a) => Value::Array(a.iter().map(for_log).collect()),

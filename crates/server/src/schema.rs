@@ -2,8 +2,9 @@
 //!
 //! schemars emits draft 2020-12 with a top-level `$schema`, shared definitions under
 //! `$defs` referenced by `$ref`, `anyOf: [T, null]` for options, and Rust-specific
-//! `format`s (`uint32`, `double`). Several clients reject one or another of these
-//! (see `../shared/reference/rmcp-notes.md` §6), so every tool schema passes through
+//! `format`s (`uint32`, `double`). Several clients reject one or another of these (some
+//! resolve no `$ref`, some refuse a draft they do not know, some choke on a `null`
+//! branch or an unknown format), so every tool schema passes through
 //! [`sanitize`]: refs inlined, `$schema`/`$defs` dropped, nullable unions collapsed to
 //! their non-null branch (the field is optional by not being `required`), and only
 //! standard formats kept.
@@ -27,7 +28,7 @@ const STANDARD_FORMATS: &[&str] = &[
 ];
 
 /// Rewrites a schema object in place.
-pub fn sanitize(schema: &mut Map<String, Value>) {
+pub(crate) fn sanitize(schema: &mut Map<String, Value>) {
     let defs = schema
         .remove("$defs")
         .or_else(|| schema.remove("definitions"))

@@ -6,6 +6,7 @@
 pub(crate) const SERVER: &str = env!("CARGO_BIN_EXE_mobile-mcp");
 
 mod android_e2e;
+mod annotations_doc;
 mod faults;
 mod filter_stdio;
 mod http;

@@ -661,7 +661,7 @@ async fn batch_stops_at_the_first_failure() {
 #[tokio::test]
 async fn read_only_policy_hides_and_refuses_mutating_tools() {
     let options = ServerOptions {
-        tools: mobile_mcp::policy::ToolPolicy {
+        tools: mobile_mcp::ToolPolicy {
             read_only: true,
             allow: None,
             deny: vec!["mobile_list_crashes".into()],
@@ -698,7 +698,7 @@ async fn read_only_policy_hides_and_refuses_mutating_tools() {
 #[tokio::test]
 async fn deny_beats_allow() {
     let options = ServerOptions {
-        tools: mobile_mcp::policy::ToolPolicy {
+        tools: mobile_mcp::ToolPolicy {
             read_only: false,
             allow: Some(vec!["mobile_list_apps".into(), "mobile_launch_app".into()]),
             deny: vec!["mobile_launch_app".into()],

@@ -4,13 +4,14 @@
 use std::collections::BTreeSet;
 use std::time::Duration;
 
-use mobile_mcp::schema::strictness_problems;
+use mobile_mcp::strictness_problems;
 use rmcp::ServiceExt;
 use rmcp::transport::TokioChildProcess;
 use serde_json::Value;
 
-/// The peer's tools (minus its four cloud tools) plus mobile_ui_dump, mobile_adb_push and
-/// mobile_adb_pull — see ../shared/reference/mobile-mcp-parity.md §2 and §10.
+/// The tools of the peer server that prompts are written for, by the same names (without
+/// its four cloud-only tools), plus mobile_ui_dump, mobile_adb_push and mobile_adb_pull,
+/// which this server adds.
 const EXPECTED: &[&str] = &[
     "mobile_list_available_devices",
     "mobile_list_apps",

@@ -1,0 +1,86 @@
+//! The file transfer tools: copying files to and from the device.
+
+use mobile_device::DevicePath;
+use rmcp::handler::server::wrapper::Parameters;
+use rmcp::service::RequestContext;
+use rmcp::{RoleServer, tool, tool_router};
+
+use super::{Failure, MobileServer, Outcome, text};
+use crate::params::*;
+
+#[tool_router(router = files_router, vis = "pub(crate)")]
+impl MobileServer {
+    #[tool(
+        name = "mobile_adb_push",
+        description = "Copy a file from this machine to the device (to /sdcard unless force is set). Overwrites the destination.",
+        annotations(
+            title = "Push file",
+            read_only_hint = false,
+            destructive_hint = true,
+            idempotent_hint = true,
+            open_world_hint = false
+        )
+    )]
+    async fn push(
+        &self,
+        Parameters(p): Parameters<PushParams>,
+        ctx: RequestContext<RoleServer>,
+    ) -> Outcome {
+        let local = self.options.files.check_read(&p.local_path, &[])?;
+        if !local.is_file() {
+            return Err(Failure(format!("{} is not a file", local.display())));
+        }
+        let remote = DevicePath::parse(&p.remote_path).map_err(|e| e.0)?;
+        if !p.force && !remote.is_under("/sdcard") {
+            return Err(Failure(format!(
+                "{remote} is outside /sdcard; pass force: true to write elsewhere on the device"
+            )));
+        }
+        let d = self.device(&ctx, &p.device).await?;
+        let n = self
+            .bounded(
+                &ctx,
+                "pushing the file",
+                self.options.install_timeout,
+                d.push_file(&local, &remote),
+            )
+            .await?;
+        text(format!(
+            "Pushed {} ({n} bytes) to {remote}",
+            local.display()
+        ))
+    }
+
+    #[tool(
+        name = "mobile_adb_pull",
+        description = "Copy a file from the device to this machine (under the working or temp directory).",
+        annotations(
+            title = "Pull file",
+            read_only_hint = false,
+            destructive_hint = false,
+            idempotent_hint = true,
+            open_world_hint = false
+        )
+    )]
+    async fn pull(
+        &self,
+        Parameters(p): Parameters<PullParams>,
+        ctx: RequestContext<RoleServer>,
+    ) -> Outcome {
+        let remote = DevicePath::parse(&p.remote_path).map_err(|e| e.0)?;
+        let local = self.options.files.check_write(&p.local_path, &[])?;
+        let d = self.device(&ctx, &p.device).await?;
+        let n = self
+            .bounded(
+                &ctx,
+                "pulling the file",
+                self.options.install_timeout,
+                d.pull_file(&remote, &local),
+            )
+            .await?;
+        text(format!(
+            "Pulled {remote} ({n} bytes) to {}",
+            local.display()
+        ))
+    }
+}

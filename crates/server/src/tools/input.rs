@@ -1,0 +1,243 @@
+//! The input tools: taps, long presses, swipes, buttons and typing.
+
+use std::time::Duration;
+
+use mobile_device::{Button, Point, excerpt, swipe_path};
+use rmcp::handler::server::wrapper::Parameters;
+use rmcp::service::RequestContext;
+use rmcp::{RoleServer, tool, tool_router};
+
+use super::{Failure, MobileServer, Outcome, text};
+use crate::params::*;
+
+#[tool_router(router = input_router, vis = "pub(crate)")]
+impl MobileServer {
+    #[tool(
+        name = "mobile_click_on_screen_at_coordinates",
+        description = "Tap the screen. Prefer `ref` from mobile_list_elements_on_screen (e.g. \"@e5\"); otherwise give x,y in screen coordinates (pixels on Android, points on iOS — multiply screenshot coordinates as the screenshot text says).",
+        annotations(
+            title = "Tap",
+            read_only_hint = false,
+            destructive_hint = false,
+            idempotent_hint = false,
+            open_world_hint = true
+        )
+    )]
+    async fn click(
+        &self,
+        Parameters(p): Parameters<ClickParams>,
+        ctx: RequestContext<RoleServer>,
+    ) -> Outcome {
+        let d = self.device(&ctx, &p.device).await?;
+        let (at, what) = if let Some(r) = p.reference.as_deref() {
+            let wanted = if r.starts_with('@') {
+                r.to_string()
+            } else {
+                format!("@{r}")
+            };
+            let elements = self
+                .run(&ctx, "listing elements", d.list_elements())
+                .await?;
+            let e = elements
+                .iter()
+                .find(|e| e.reference == wanted)
+                .ok_or_else(|| {
+                    Failure(format!(
+                        "No element {} on the current screen ({} elements). The screen may have changed: call mobile_list_elements_on_screen again",
+                        excerpt(&wanted),
+                        elements.len()
+                    ))
+                })?;
+            (e.rect.center(), format!(" ({wanted})"))
+        } else {
+            match (p.x, p.y) {
+                (Some(x), Some(y)) => (Point::new(coord(x, "x")?, coord(y, "y")?), String::new()),
+                _ => {
+                    return Err(Failure(
+                        "Give either ref (from mobile_list_elements_on_screen) or both x and y"
+                            .into(),
+                    ));
+                }
+            }
+        };
+        self.run(&ctx, "tapping", d.tap(at)).await?;
+        text(format!("Tapped at ({}, {}){what}", at.x, at.y))
+    }
+
+    #[tool(
+        name = "mobile_double_tap_on_screen",
+        description = "Double-tap the screen at x,y in screen coordinates.",
+        annotations(
+            title = "Double tap",
+            read_only_hint = false,
+            destructive_hint = false,
+            idempotent_hint = false,
+            open_world_hint = true
+        )
+    )]
+    async fn double_tap(
+        &self,
+        Parameters(p): Parameters<PointParams>,
+        ctx: RequestContext<RoleServer>,
+    ) -> Outcome {
+        let at = Point::new(coord(p.x, "x")?, coord(p.y, "y")?);
+        let d = self.device(&ctx, &p.device).await?;
+        self.run(&ctx, "double tapping", d.double_tap(at)).await?;
+        text(format!("Double-tapped at ({}, {})", at.x, at.y))
+    }
+
+    #[tool(
+        name = "mobile_long_press_on_screen_at_coordinates",
+        description = "Press and hold at x,y in screen coordinates (default 500 ms).",
+        annotations(
+            title = "Long press",
+            read_only_hint = false,
+            destructive_hint = false,
+            idempotent_hint = false,
+            open_world_hint = true
+        )
+    )]
+    async fn long_press(
+        &self,
+        Parameters(p): Parameters<LongPressParams>,
+        ctx: RequestContext<RoleServer>,
+    ) -> Outcome {
+        let at = Point::new(coord(p.x, "x")?, coord(p.y, "y")?);
+        let ms = p.duration.unwrap_or(500.0);
+        if !(1.0..=10_000.0).contains(&ms) {
+            return Err(Failure(format!(
+                "duration must be 1 to 10000 milliseconds, got {ms}"
+            )));
+        }
+        let d = self.device(&ctx, &p.device).await?;
+        let dur = Duration::from_millis(ms.round() as u64);
+        self.run(&ctx, "long pressing", d.long_press(at, dur))
+            .await?;
+        text(format!(
+            "Long-pressed at ({}, {}) for {} ms",
+            at.x,
+            at.y,
+            dur.as_millis()
+        ))
+    }
+
+    #[tool(
+        name = "mobile_press_button",
+        description = format!("Press a hardware or navigation button: {}.", Button::describe_all("; ")),
+        annotations(
+            title = "Press button",
+            read_only_hint = false,
+            destructive_hint = false,
+            idempotent_hint = false,
+            open_world_hint = true
+        )
+    )]
+    async fn press_button(
+        &self,
+        Parameters(p): Parameters<PressButtonParams>,
+        ctx: RequestContext<RoleServer>,
+    ) -> Outcome {
+        let b = Button::parse(&p.button).ok_or_else(|| {
+            Failure(format!(
+                "Unknown button {}. Use one of: {}",
+                excerpt(&p.button),
+                Button::NAMES.join(", ")
+            ))
+        })?;
+        let d = self.device(&ctx, &p.device).await?;
+        self.run(&ctx, "pressing the button", d.press_button(b))
+            .await?;
+        text(format!("Pressed {b}"))
+    }
+
+    #[tool(
+        name = "mobile_swipe_on_screen",
+        description = "Swipe in a direction (up, down, left, right), from the screen centre or from x,y, over `distance` (default 40% of the screen). Swipe up to scroll down a list. Kept inside the screen.",
+        annotations(
+            title = "Swipe",
+            read_only_hint = false,
+            destructive_hint = false,
+            idempotent_hint = false,
+            open_world_hint = true
+        )
+    )]
+    async fn swipe(
+        &self,
+        Parameters(p): Parameters<SwipeParams>,
+        ctx: RequestContext<RoleServer>,
+    ) -> Outcome {
+        let origin = match (p.x, p.y) {
+            (Some(x), Some(y)) => Some(Point::new(coord(x, "x")?, coord(y, "y")?)),
+            (None, None) => None,
+            _ => {
+                return Err(Failure(
+                    "Give both x and y, or neither to swipe from the screen centre".into(),
+                ));
+            }
+        };
+        let distance = match p.distance {
+            Some(v) => Some(coord(v, "distance")?.max(1) as u32),
+            None => None,
+        };
+        let d = self.device(&ctx, &p.device).await?;
+        let screen = self
+            .run(&ctx, "reading the screen size", d.screen_size())
+            .await?;
+        let (from, to) = swipe_path(p.direction, origin, distance, &screen);
+        self.run(
+            &ctx,
+            "swiping",
+            d.swipe(from, to, Duration::from_millis(500)),
+        )
+        .await?;
+        text(format!(
+            "Swiped {} from ({}, {}) to ({}, {})",
+            serde_json::to_value(p.direction)
+                .ok()
+                .and_then(|v| v.as_str().map(str::to_string))
+                .unwrap_or_default(),
+            from.x,
+            from.y,
+            to.x,
+            to.y
+        ))
+    }
+
+    #[tool(
+        name = "mobile_type_keys",
+        description = "Type text into the focused field, exactly as given (tap the field first). Set submit to press ENTER afterwards.",
+        annotations(
+            title = "Type text",
+            read_only_hint = false,
+            destructive_hint = false,
+            idempotent_hint = false,
+            open_world_hint = true
+        )
+    )]
+    async fn type_keys(
+        &self,
+        Parameters(p): Parameters<TypeKeysParams>,
+        ctx: RequestContext<RoleServer>,
+    ) -> Outcome {
+        let d = self.device(&ctx, &p.device).await?;
+        self.run(&ctx, "typing", d.type_text(&p.text)).await?;
+        if p.submit {
+            self.run(&ctx, "pressing ENTER", d.press_button(Button::Enter))
+                .await?;
+        }
+        text(format!(
+            "Typed {} characters{}",
+            p.text.chars().count(),
+            if p.submit { " and pressed ENTER" } else { "" }
+        ))
+    }
+}
+
+fn coord(v: f64, name: &str) -> Result<i32, Failure> {
+    if !(0.0..=100_000.0).contains(&v) {
+        return Err(Failure(format!(
+            "{name} must be between 0 and 100000 screen coordinates, got {v}"
+        )));
+    }
+    Ok(v.round() as i32)
+}

@@ -1,0 +1,353 @@
+//! The tool catalogue: one method per tool, wired by rmcp's macros, each resolving its
+//! `device` through the [`DeviceRegistry`] and calling the [`Device`] trait.
+//!
+//! This module holds the service ([`MobileServer`]), its settings, the deadline and
+//! cancellation wrapper every device call goes through, the device lookup and the
+//! [`Failure`] a tool returns; the tools themselves live in one file per area, each with
+//! its own named router, and [`MobileServer::new`] adds the routers up.
+//!
+//! Invariants: a tool body never sees the payload filter (it is a layer around the
+//! service); every device call runs under a deadline and stops when the client cancels;
+//! every failure is an `isError` result whose text says what went wrong and what to do.
+
+use std::future::Future;
+use std::sync::Arc;
+use std::time::Duration;
+
+use mobile_device::{Device, DeviceError, DeviceRegistry, NextStep, UrlPolicy};
+use rmcp::handler::server::router::tool::ToolRouter;
+use rmcp::handler::server::tool::ToolCallContext;
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
+    IntoContents, ListToolsResult, PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool,
+};
+use rmcp::service::RequestContext;
+use rmcp::{ErrorData, RoleServer, ServerHandler};
+use serde::Serialize;
+use serde_json::Value;
+
+use crate::files::FileRoots;
+use crate::policy::ToolPolicy;
+use crate::schema;
+
+mod apps;
+mod batch;
+mod devices;
+mod files;
+mod input;
+mod logs;
+mod recording;
+mod screen;
+
+/// Settings that shape what tools may do.
+#[derive(Debug, Clone)]
+pub struct ServerOptions {
+    /// Which URL schemes `mobile_open_url` may open.
+    pub url_policy: UrlPolicy,
+    /// Where tools may read and write files on this machine.
+    pub files: FileRoots,
+    /// Deadline of an ordinary device call.
+    pub timeout: Duration,
+    /// Deadline of an install (large uploads).
+    pub install_timeout: Duration,
+    /// Which tools are listed and callable.
+    pub tools: ToolPolicy,
+}
+
+impl Default for ServerOptions {
+    fn default() -> Self {
+        ServerOptions {
+            url_policy: UrlPolicy::default(),
+            files: FileRoots::defaults(),
+            timeout: Duration::from_secs(30),
+            install_timeout: Duration::from_secs(300),
+            tools: ToolPolicy::default(),
+        }
+    }
+}
+
+/// The MCP service. Cheap to clone: one per HTTP session shares the registry and router.
+#[derive(Clone)]
+pub struct MobileServer {
+    registry: Arc<DeviceRegistry>,
+    options: Arc<ServerOptions>,
+    router: Arc<ToolRouter<MobileServer>>,
+}
+
+/// A tool's failure, already worded for the model. Returned as `Err`, it becomes an
+/// `isError` result holding this one text.
+struct Failure(String);
+
+impl From<DeviceError> for Failure {
+    fn from(e: DeviceError) -> Self {
+        Failure(e.message_with(&next_step))
+    }
+}
+
+/// A backend's next step for the model, worded with the tool that takes it.
+fn next_step(step: NextStep) -> String {
+    match step {
+        NextStep::ListDevices => "call mobile_list_available_devices to see the devices".into(),
+        NextStep::ListApps => "call mobile_list_apps to see the installed apps".into(),
+        NextStep::ListCrashes => "crash ids come from mobile_list_crashes".into(),
+        NextStep::ListElements => "call mobile_list_elements_on_screen to see the screen".into(),
+        NextStep::TypeText => "type the text with mobile_type_keys instead".into(),
+    }
+}
+
+impl From<String> for Failure {
+    fn from(s: String) -> Self {
+        Failure(s)
+    }
+}
+
+impl From<&str> for Failure {
+    fn from(s: &str) -> Self {
+        Failure(s.to_string())
+    }
+}
+
+/// rmcp turns an `Err(Failure)` into these contents with `isError: true`.
+impl IntoContents for Failure {
+    fn into_contents(self) -> Vec<ContentBlock> {
+        vec![ContentBlock::text(self.0)]
+    }
+}
+
+/// What a tool body returns.
+type Outcome = Result<CallToolResult, Failure>;
+
+/// Longest error text a tool returns; a message that echoes a huge argument is cut in
+/// `dispatch`, once, rather than in every backend.
+const MAX_ERROR_CHARS: usize = 1500;
+
+/// Cuts an error text to [`MAX_ERROR_CHARS`] with a `…N more` marker.
+fn bounded_error(msg: &mut String) {
+    let n = msg.chars().count();
+    if n > MAX_ERROR_CHARS {
+        let cut: String = msg.chars().take(MAX_ERROR_CHARS).collect();
+        *msg = format!("{cut}…{} more", n - MAX_ERROR_CHARS);
+    }
+}
+
+/// A successful result of one text.
+fn text(t: impl Into<String>) -> Outcome {
+    Ok(CallToolResult::success(vec![ContentBlock::text(t)]))
+}
+
+/// A successful result of a text and the record behind it as `structuredContent`.
+fn structured<T: Serialize>(rendered: String, value: &T) -> Outcome {
+    let v = serde_json::to_value(value)
+        .map_err(|e| Failure(format!("internal error serializing the result: {e}")))?;
+    let mut r = CallToolResult::success(vec![ContentBlock::text(rendered)]);
+    r.structured_content = Some(v);
+    Ok(r)
+}
+
+const TOOL_NAME_MAX: usize = 63;
+
+impl MobileServer {
+    /// The service over `registry`, with every tool of every area.
+    pub fn new(registry: Arc<DeviceRegistry>, options: ServerOptions) -> Self {
+        let mut router = Self::devices_router()
+            + Self::apps_router()
+            + Self::screen_router()
+            + Self::input_router()
+            + Self::files_router()
+            + Self::logs_router()
+            + Self::recording_router()
+            + Self::batch_router();
+        for route in router.map.values_mut() {
+            let attr = &mut route.attr;
+            schema::sanitize(Arc::make_mut(&mut attr.input_schema));
+            if let Some(out) = attr.output_schema.as_mut() {
+                schema::sanitize(Arc::make_mut(out));
+            }
+            debug_assert!(attr.name.len() <= TOOL_NAME_MAX);
+        }
+        MobileServer {
+            registry,
+            options: Arc::new(options),
+            router: Arc::new(router),
+        }
+    }
+
+    /// Every tool this server lists, after the policy.
+    pub fn tools(&self) -> Vec<Tool> {
+        self.router
+            .list_all()
+            .into_iter()
+            .filter(|t| self.options.tools.refusal(t).is_none())
+            .collect()
+    }
+
+    /// Resolves a tool's `device` argument, under the default deadline.
+    async fn device(
+        &self,
+        ctx: &RequestContext<RoleServer>,
+        id: &str,
+    ) -> Result<Arc<dyn Device>, Failure> {
+        self.bounded(
+            ctx,
+            "finding the device",
+            self.options.timeout,
+            self.registry.resolve(id),
+        )
+        .await
+    }
+
+    /// Runs device work under the default deadline and the client's cancellation.
+    async fn run<T>(
+        &self,
+        ctx: &RequestContext<RoleServer>,
+        what: &str,
+        fut: impl Future<Output = mobile_device::Result<T>>,
+    ) -> Result<T, Failure> {
+        self.bounded(ctx, what, self.options.timeout, fut).await
+    }
+
+    /// Runs device work under `limit` and the client's cancellation: the one deadline
+    /// of a tool call.
+    async fn bounded<T>(
+        &self,
+        ctx: &RequestContext<RoleServer>,
+        what: &str,
+        limit: Duration,
+        fut: impl Future<Output = mobile_device::Result<T>>,
+    ) -> Result<T, Failure> {
+        tokio::select! {
+            r = tokio::time::timeout(limit, fut) => match r {
+                Ok(r) => r.map_err(Failure::from),
+                Err(_) => Err(DeviceError::Timeout { what: what.to_string(), after: limit }.into()),
+            },
+            _ = ctx.ct.cancelled() => Err(DeviceError::Cancelled { what: what.to_string() }.into()),
+        }
+    }
+
+    fn invalid_arguments_hint(&self, name: &str) -> String {
+        let Some(tool) = self.router.get(name) else {
+            return String::new();
+        };
+        let required: Vec<String> = tool
+            .input_schema
+            .get("required")
+            .and_then(Value::as_array)
+            .map(|r| {
+                r.iter()
+                    .filter_map(|v| v.as_str().map(str::to_string))
+                    .collect()
+            })
+            .unwrap_or_default();
+        if required.is_empty() {
+            String::new()
+        } else {
+            format!(
+                " {name} needs {}; see its input schema in tools/list.",
+                required.join(", ")
+            )
+        }
+    }
+
+    async fn dispatch(
+        &self,
+        request: CallToolRequestParams,
+        ctx: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        let name = request.name.to_string();
+        if let Some(tool) = self.router.get(&name)
+            && let Some(why) = self.options.tools.refusal(tool)
+        {
+            return Ok(
+                CallToolResult::error(vec![ContentBlock::text(format!("Refused: {why}."))]).into(),
+            );
+        }
+        let args = request
+            .arguments
+            .as_ref()
+            .map(|a| crate::redact::for_log(&Value::Object(a.clone())))
+            .unwrap_or(Value::Null);
+        let started = std::time::Instant::now();
+        let tcc = ToolCallContext::new(self, request, ctx);
+        let resp = self.router.call(tcc).await;
+        let ms = started.elapsed().as_secs_f64() * 1000.0;
+        let failed = match &resp {
+            Ok(CallToolResponse::Complete(r)) => r.is_error == Some(true),
+            _ => true,
+        };
+        tracing::info!(tool = %name, arguments = %args, ms = format!("{ms:.1}"), failed, "tool call");
+        let mut resp = resp?;
+        if let CallToolResponse::Complete(r) = &mut resp
+            && r.is_error == Some(true)
+            && let Some(ContentBlock::Text(t)) = r.content.first_mut()
+        {
+            // serde's messages echo the offending value, which may be huge.
+            if let Some(rest) = t.text.strip_prefix("failed to deserialize parameters: ") {
+                let mut rest = rest.to_string();
+                bounded_error(&mut rest);
+                t.text = format!(
+                    "Invalid arguments: {rest}.{}",
+                    self.invalid_arguments_hint(&name)
+                );
+            }
+            bounded_error(&mut t.text);
+        }
+        Ok(resp)
+    }
+}
+
+impl ServerHandler for MobileServer {
+    // Logging is deprecated by SEP-2577 but still probed by clients and the conformance
+    // suite; answering it costs nothing.
+    #[allow(deprecated)]
+    fn get_info(&self) -> ServerConfig {
+        // Prompts and resources are declared (and listed empty) so that clients probing
+        // them get an empty list rather than "method not found"; logging/setLevel is
+        // accepted, but logs stay on stderr (they may hold device details, and a client
+        // cannot bound their volume).
+        let mut info = ServerConfig::new(
+            ServerCapabilities::builder()
+                .enable_tools()
+                .enable_prompts()
+                .enable_resources()
+                .enable_logging()
+                .build(),
+        );
+        info.server_info = Implementation::new("mobile-mcp", env!("CARGO_PKG_VERSION"));
+        info.instructions = Some(
+            "Operate Android phones and iOS simulators. Start with mobile_list_available_devices and pass the device id to every other tool. Read the screen with mobile_list_elements_on_screen (tap elements by ref) and use mobile_take_screenshot when the layout matters."
+                .to_string(),
+        );
+        info
+    }
+
+    async fn list_tools(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, ErrorData> {
+        Ok(ListToolsResult::with_all_items(self.tools()))
+    }
+
+    #[allow(deprecated)]
+    async fn set_level(
+        &self,
+        request: rmcp::model::SetLevelRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        tracing::info!(level = ?request.level, "client asked for a log level; logs stay on stderr");
+        Ok(())
+    }
+
+    fn get_tool(&self, name: &str) -> Option<Tool> {
+        let t = self.router.get(name)?;
+        self.options.tools.refusal(t).is_none().then(|| t.clone())
+    }
+
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        self.dispatch(request, context).await
+    }
+}

@@ -1,0 +1,96 @@
+//! The screen recording tools: starting and stopping a recording.
+
+use std::time::Duration;
+
+use mobile_device::RecordingOptions;
+use rmcp::handler::server::wrapper::Parameters;
+use rmcp::service::RequestContext;
+use rmcp::{RoleServer, tool, tool_router};
+
+use super::{Failure, MobileServer, Outcome, text};
+use crate::params::*;
+
+#[tool_router(router = recording_router, vis = "pub(crate)")]
+impl MobileServer {
+    #[tool(
+        name = "mobile_start_screen_recording",
+        description = "Start recording the screen to an .mp4 on this machine (default: a new file in the temp directory). Stop with mobile_stop_screen_recording.",
+        annotations(
+            title = "Start recording",
+            read_only_hint = false,
+            destructive_hint = false,
+            idempotent_hint = false,
+            open_world_hint = false
+        )
+    )]
+    async fn start_recording(
+        &self,
+        Parameters(p): Parameters<StartRecordingParams>,
+        ctx: RequestContext<RoleServer>,
+    ) -> Outcome {
+        let limit = p.time_limit.unwrap_or(180);
+        if !(1..=180).contains(&limit) {
+            return Err(Failure(format!(
+                "timeLimit must be 1 to 180 seconds, got {limit}"
+            )));
+        }
+        let output = match &p.output {
+            Some(o) => o.clone(),
+            None => {
+                let ms = std::time::SystemTime::now()
+                    .duration_since(std::time::UNIX_EPOCH)
+                    .map(|d| d.as_millis())
+                    .unwrap_or_default();
+                std::env::temp_dir()
+                    .join(format!("screen-recording-{ms}.mp4"))
+                    .display()
+                    .to_string()
+            }
+        };
+        let path = self.options.files.check_write(&output, &["mp4"])?;
+        let d = self.device(&ctx, &p.device).await?;
+        let opts = RecordingOptions {
+            output: path.clone(),
+            time_limit: Some(Duration::from_secs(limit as u64)),
+        };
+        self.run(&ctx, "starting the recording", d.start_recording(&opts))
+            .await?;
+        text(format!(
+            "Recording started; it will be written to {} (at most {limit} s). Stop it with mobile_stop_screen_recording.",
+            path.display()
+        ))
+    }
+
+    #[tool(
+        name = "mobile_stop_screen_recording",
+        description = "Stop the screen recording and save the video; reports its path, size and length.",
+        annotations(
+            title = "Stop recording",
+            read_only_hint = false,
+            destructive_hint = false,
+            idempotent_hint = false,
+            open_world_hint = false
+        )
+    )]
+    async fn stop_recording(
+        &self,
+        Parameters(p): Parameters<DeviceParams>,
+        ctx: RequestContext<RoleServer>,
+    ) -> Outcome {
+        let d = self.device(&ctx, &p.device).await?;
+        let r = self
+            .bounded(
+                &ctx,
+                "stopping the recording",
+                self.options.install_timeout,
+                d.stop_recording(),
+            )
+            .await?;
+        text(format!(
+            "Recording saved to {} ({:.2} MB, about {} s)",
+            r.path.display(),
+            r.bytes as f64 / 1_000_000.0,
+            r.duration.as_secs()
+        ))
+    }
+}

@@ -1,0 +1,206 @@
+//! The tools that read the screen: its elements, screenshots (returned or saved) and the raw UI dump.
+
+use std::sync::Arc;
+
+use base64::Engine;
+use mobile_device::{CoordinateUnit, Device, OutputFormat, ScreenshotOptions};
+use mobile_screenshot::{self as screenshot, ProcessedScreenshot};
+use rmcp::handler::server::common::schema_for_output;
+use rmcp::handler::server::wrapper::Parameters;
+use rmcp::model::{CallToolResult, ContentBlock};
+use rmcp::service::RequestContext;
+use rmcp::{RoleServer, tool, tool_router};
+
+use super::{Failure, MobileServer, Outcome, structured, text};
+use crate::output::*;
+use crate::params::*;
+
+#[tool_router(router = screen_router, vis = "pub(crate)")]
+impl MobileServer {
+    #[tool(
+        name = "mobile_list_elements_on_screen",
+        description = "List the elements on screen with a ref (@eN), type, text, label, id and position. Refs stay valid until the screen changes; tap one with mobile_click_on_screen_at_coordinates and `ref`. Cheaper and more exact than a screenshot.",
+        annotations(title = "List elements", read_only_hint = true, destructive_hint = false, idempotent_hint = true, open_world_hint = false),
+        output_schema = schema_for_output::<ElementList>()
+    )]
+    async fn list_elements(
+        &self,
+        Parameters(p): Parameters<ListElementsParams>,
+        ctx: RequestContext<RoleServer>,
+    ) -> Outcome {
+        let d = self.device(&ctx, &p.device).await?;
+        let elements = self
+            .run(&ctx, "listing elements", d.list_elements())
+            .await?;
+        let list = ElementList { elements };
+        let rendered = match p.format.unwrap_or_default() {
+            ElementFormat::Text => list.render_text(),
+            ElementFormat::Json => list.render_json(),
+        };
+        structured(rendered, &list)
+    }
+
+    #[tool(
+        name = "mobile_take_screenshot",
+        description = "Look at the screen: returns a JPEG (longest side 1024 px unless maxSize or scale say otherwise) and how screenshot coordinates map to screen coordinates. Prefer mobile_list_elements_on_screen to find things to tap.",
+        annotations(
+            title = "Take screenshot",
+            read_only_hint = true,
+            destructive_hint = false,
+            idempotent_hint = true,
+            open_world_hint = false
+        )
+    )]
+    async fn take_screenshot(
+        &self,
+        Parameters(p): Parameters<TakeScreenshotParams>,
+        ctx: RequestContext<RoleServer>,
+    ) -> Outcome {
+        let opts = ScreenshotOptions {
+            max_size: p.max_size.or(if p.scale.is_none() {
+                Some(screenshot::DEFAULT_MAX_SIZE)
+            } else {
+                None
+            }),
+            scale: p.scale,
+            format: OutputFormat::Jpeg {
+                quality: screenshot::DEFAULT_JPEG_QUALITY,
+            },
+        };
+        let d = self.device(&ctx, &p.device).await?;
+        let (img, screen) = self.capture(&ctx, &d, opts).await?;
+        let data = base64::engine::general_purpose::STANDARD.encode(&img.bytes);
+        Ok(CallToolResult::success(vec![
+            ContentBlock::text(img.coordinate_mapping(screen)),
+            ContentBlock::image(data, img.mime_type),
+        ]))
+    }
+
+    #[tool(
+        name = "mobile_save_screenshot",
+        description = "Save a screenshot to a .png, .jpg or .jpeg file on this machine (under the working or temp directory). Full size unless maxSize or scale are given.",
+        annotations(
+            title = "Save screenshot",
+            read_only_hint = false,
+            destructive_hint = false,
+            idempotent_hint = true,
+            open_world_hint = false
+        )
+    )]
+    async fn save_screenshot(
+        &self,
+        Parameters(p): Parameters<SaveScreenshotParams>,
+        ctx: RequestContext<RoleServer>,
+    ) -> Outcome {
+        let path = self
+            .options
+            .files
+            .check_write(&p.save_to, &["png", "jpg", "jpeg"])?;
+        let is_png = path
+            .extension()
+            .is_some_and(|e| e.eq_ignore_ascii_case("png"));
+        let opts = ScreenshotOptions {
+            max_size: p.max_size,
+            scale: p.scale,
+            format: if is_png {
+                OutputFormat::Png
+            } else {
+                OutputFormat::Jpeg { quality: 90 }
+            },
+        };
+        let d = self.device(&ctx, &p.device).await?;
+        let (img, screen) = self.capture(&ctx, &d, opts).await?;
+        tokio::fs::write(&path, &img.bytes)
+            .await
+            .map_err(|e| Failure(format!("could not write {}: {e}", path.display())))?;
+        text(format!(
+            "Saved a {}x{} screenshot ({} bytes) to {}. {}",
+            img.width,
+            img.height,
+            img.bytes.len(),
+            path.display(),
+            img.coordinate_mapping(screen)
+        ))
+    }
+
+    #[tool(
+        name = "mobile_ui_dump",
+        description = "Return the raw accessibility dump of the screen (uiautomator XML on Android, idb JSON on iOS), or write it to output_path. Use mobile_list_elements_on_screen unless you need every attribute.",
+        annotations(
+            title = "Raw UI dump",
+            read_only_hint = true,
+            destructive_hint = false,
+            idempotent_hint = true,
+            open_world_hint = false
+        )
+    )]
+    async fn ui_dump(
+        &self,
+        Parameters(p): Parameters<UiDumpParams>,
+        ctx: RequestContext<RoleServer>,
+    ) -> Outcome {
+        let save = match &p.output_path {
+            Some(s) => Some(self.options.files.check_write(s, &["xml", "json", "txt"])?),
+            None => None,
+        };
+        let d = self.device(&ctx, &p.device).await?;
+        let dump = self.run(&ctx, "dumping the UI", d.ui_dump()).await?;
+        match save {
+            Some(path) => {
+                tokio::fs::write(&path, &dump)
+                    .await
+                    .map_err(|e| Failure(format!("could not write {}: {e}", path.display())))?;
+                text(format!("Wrote {} bytes to {}", dump.len(), path.display()))
+            }
+            None => text(dump),
+        }
+    }
+}
+
+impl MobileServer {
+    async fn capture(
+        &self,
+        ctx: &RequestContext<RoleServer>,
+        device: &Arc<dyn Device>,
+        opts: ScreenshotOptions,
+    ) -> Result<(ProcessedScreenshot, (u32, u32)), Failure> {
+        let started = std::time::Instant::now();
+        let shot = self
+            .run(ctx, "taking a screenshot", device.screenshot(&opts))
+            .await?;
+        let captured = started.elapsed();
+        let (processed, took) = tokio::task::spawn_blocking(move || {
+            let began = std::time::Instant::now();
+            let processed = screenshot::process(&shot, &opts);
+            (processed, began.elapsed())
+        })
+        .await
+        .map_err(|e| Failure(format!("the screenshot worker failed: {e}")))?;
+        // The capture is freed; handing the freed pages back is kept off the answer's
+        // path.
+        drop(tokio::task::spawn_blocking(crate::memory::release_freed));
+        tracing::debug!(
+            capture_ms = format!("{:.2}", captured.as_secs_f64() * 1e3),
+            process_ms = format!("{:.2}", took.as_secs_f64() * 1e3),
+            total_ms = format!("{:.2}", started.elapsed().as_secs_f64() * 1e3),
+            "screenshot stages"
+        );
+        let processed = processed?;
+        // A device that taps in pixels has the capture's size; one that taps in points
+        // is asked for its size in points.
+        let screen = match device.coordinate_unit() {
+            CoordinateUnit::Pixels => (processed.source_width, processed.source_height),
+            CoordinateUnit::Points => {
+                let s = self
+                    .run(ctx, "reading the screen size", device.screen_size())
+                    .await?;
+                let (mut w, mut h) = (s.width, s.height);
+                if (processed.source_width > processed.source_height) != (w > h) {
+                    std::mem::swap(&mut w, &mut h);
+                }
+                (w, h)
+            }
+        };
+        Ok((processed, screen))
+    }
+}
