@@ -176,7 +176,8 @@ impl AndroidBackend {
 
     async fn discover_servers(&self, cfg: &AndroidConfig) -> Discovery {
         let mut discovery = Discovery::default();
-        let mut replies = futures_all(cfg.servers.iter().map(|a| Self::list_server(*a))).await;
+        let mut replies =
+            mobile_device::join_all(cfg.servers.iter().map(|a| Self::list_server(*a))).await;
         // Start a server where none answered, if the configuration allows it and an adb
         // binary can be found.
         let unreachable: Vec<usize> = replies
@@ -268,7 +269,7 @@ impl AndroidBackend {
                 link.addr == *addr && l.serial == *serial && l.transport_id == Some(*t)
             })
         });
-        let infos = futures_all(
+        let infos = mobile_device::join_all(
             pending
                 .iter()
                 .map(|(id, link, l)| self.device_info(id.clone(), link.clone(), l)),
@@ -290,30 +291,6 @@ fn apply_props(info: &mut DeviceInfo, p: parse::props::PropInfo) {
     }
     info.version = p.version;
     info.kind = p.kind;
-}
-
-/// Runs the futures concurrently, keeping their order.
-async fn futures_all<F: std::future::Future>(futs: impl Iterator<Item = F>) -> Vec<F::Output> {
-    let mut pinned: Vec<_> = futs.map(Box::pin).collect();
-    let mut out: Vec<Option<F::Output>> = (0..pinned.len()).map(|_| None).collect();
-    std::future::poll_fn(|cx| {
-        let mut pending = false;
-        for (i, f) in pinned.iter_mut().enumerate() {
-            if out[i].is_none() {
-                match f.as_mut().poll(cx) {
-                    std::task::Poll::Ready(v) => out[i] = Some(v),
-                    std::task::Poll::Pending => pending = true,
-                }
-            }
-        }
-        if pending {
-            std::task::Poll::Pending
-        } else {
-            std::task::Poll::Ready(())
-        }
-    })
-    .await;
-    out.into_iter().flatten().collect()
 }
 
 #[async_trait]

@@ -131,13 +131,19 @@ impl DeviceError {
         };
         let mut out = head + &hint_suffix(hint);
         if let Some(n) = next {
-            let sep = if hint.as_deref().is_some_and(|h| !h.is_empty()) {
-                "; "
+            let step = step(*n);
+            if hint.as_deref().is_some_and(|h| !h.is_empty()) {
+                out.push_str("; ");
+                out.push_str(&step);
             } else {
-                ". "
-            };
-            out.push_str(sep);
-            out.push_str(&step(*n));
+                // A new sentence starts with a capital.
+                out.push_str(". ");
+                let mut chars = step.chars();
+                if let Some(first) = chars.next() {
+                    out.extend(first.to_uppercase());
+                    out.push_str(chars.as_str());
+                }
+            }
         }
         out
     }

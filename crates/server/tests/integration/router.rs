@@ -529,6 +529,12 @@ async fn bad_input_is_a_clear_error_and_reaches_no_device() {
             json!({"device": "nope"}),
             "Device \"nope\" was not found",
         ),
+        // The registry's next step, worded by the server with its tool's name.
+        (
+            "mobile_list_apps",
+            json!({"device": "nope"}),
+            "; call mobile_list_available_devices to see the devices",
+        ),
         (
             "mobile_launch_app",
             json!({"device": "double-1", "packageName": "com.x;reboot"}),
