@@ -14,6 +14,7 @@ use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use crate::inbox::Inbox;
 use crate::protocol::*;
 use crate::services::ServiceStream;
 
@@ -137,11 +138,9 @@ fn read_loop<H: ServiceHost>(
                     transport: transport.clone(),
                     local_id,
                     remote_id,
-                    data_rx,
+                    inbox: Inbox::new(data_rx),
                     ack_rx,
                     closed,
-                    read_buf: Vec::new(),
-                    read_pos: 0,
                     out_buf: Vec::new(),
                     awaiting_ack: false,
                     finished: false,
@@ -196,11 +195,9 @@ pub struct DeviceStream {
     transport: Arc<Transport>,
     local_id: u32,
     remote_id: u32,
-    data_rx: Receiver<Vec<u8>>,
+    inbox: Inbox,
     ack_rx: Receiver<()>,
     closed: Arc<AtomicBool>,
-    read_buf: Vec<u8>,
-    read_pos: usize,
     out_buf: Vec<u8>,
     awaiting_ack: bool,
     finished: bool,
@@ -270,17 +267,7 @@ impl DeviceStream {
 
     /// Waits up to `timeout` for more input; `Ok(None)` on timeout, `Err` once closed.
     pub fn read_timeout(&mut self, timeout: Duration) -> io::Result<Option<Vec<u8>>> {
-        if self.read_pos < self.read_buf.len() {
-            let data = self.read_buf[self.read_pos..].to_vec();
-            self.read_buf.clear();
-            self.read_pos = 0;
-            return Ok(Some(data));
-        }
-        match self.data_rx.recv_timeout(timeout) {
-            Ok(d) => Ok(Some(d)),
-            Err(RecvTimeoutError::Timeout) => Ok(None),
-            Err(RecvTimeoutError::Disconnected) => Err(io::ErrorKind::BrokenPipe.into()),
-        }
+        self.inbox.read_timeout(timeout)
     }
 
     /// Flushes, then closes the stream from the device side (CLSE) unless the host already did.
@@ -325,20 +312,7 @@ impl ServiceStream for DeviceStream {
 
 impl Read for DeviceStream {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        while self.read_pos >= self.read_buf.len() {
-            match self.data_rx.recv_timeout(ACK_TIMEOUT) {
-                Ok(d) => {
-                    self.read_buf = d;
-                    self.read_pos = 0;
-                }
-                // Host closed the stream: end of input.
-                Err(RecvTimeoutError::Disconnected) => return Ok(0),
-                Err(RecvTimeoutError::Timeout) => return Err(io::ErrorKind::TimedOut.into()),
-            }
-        }
-        let n = buf.len().min(self.read_buf.len() - self.read_pos);
-        buf[..n].copy_from_slice(&self.read_buf[self.read_pos..self.read_pos + n]);
-        self.read_pos += n;
-        Ok(n)
+        // A host that closes the stream ends the input; one silent past the ACK timeout fails.
+        self.inbox.read(buf, Some(ACK_TIMEOUT))
     }
 }

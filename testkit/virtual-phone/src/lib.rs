@@ -101,6 +101,7 @@ pub mod apk;
 pub mod commands;
 mod connection;
 mod front_end;
+mod inbox;
 pub mod layout;
 mod phone;
 pub mod protocol;

@@ -8,9 +8,10 @@ use std::io::{self, Read, Write};
 use std::net::{Shutdown, TcpStream};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
+use std::sync::mpsc;
 use std::time::Duration;
 
+use crate::inbox::Inbox;
 use crate::services::ServiceStream;
 
 /// Output is sent once this much is queued (and on every flush).
@@ -21,10 +22,8 @@ const READ_CHUNK: usize = 64 * 1024;
 /// One client connection of the front end, as a [`ServiceStream`].
 pub(crate) struct SocketStream {
     socket: TcpStream,
-    data_rx: Receiver<Vec<u8>>,
+    inbox: Inbox,
     closed: Arc<AtomicBool>,
-    read_buf: Vec<u8>,
-    read_pos: usize,
     out_buf: Vec<u8>,
 }
 
@@ -55,10 +54,8 @@ impl SocketStream {
             })?;
         Ok(SocketStream {
             socket,
-            data_rx,
+            inbox: Inbox::new(data_rx),
             closed,
-            read_buf: Vec::new(),
-            read_pos: 0,
             out_buf: Vec::new(),
         })
     }
@@ -88,17 +85,7 @@ impl ServiceStream for SocketStream {
     }
 
     fn read_timeout(&mut self, timeout: Duration) -> io::Result<Option<Vec<u8>>> {
-        if self.read_pos < self.read_buf.len() {
-            let data = self.read_buf[self.read_pos..].to_vec();
-            self.read_buf.clear();
-            self.read_pos = 0;
-            return Ok(Some(data));
-        }
-        match self.data_rx.recv_timeout(timeout) {
-            Ok(d) => Ok(Some(d)),
-            Err(RecvTimeoutError::Timeout) => Ok(None),
-            Err(RecvTimeoutError::Disconnected) => Err(io::ErrorKind::BrokenPipe.into()),
-        }
+        self.inbox.read_timeout(timeout)
     }
 
     fn is_closed(&self) -> bool {
@@ -108,20 +95,8 @@ impl ServiceStream for SocketStream {
 
 impl Read for SocketStream {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        while self.read_pos >= self.read_buf.len() {
-            match self.data_rx.recv() {
-                Ok(d) => {
-                    self.read_buf = d;
-                    self.read_pos = 0;
-                }
-                // The client closed its end: end of input.
-                Err(_) => return Ok(0),
-            }
-        }
-        let n = buf.len().min(self.read_buf.len() - self.read_pos);
-        buf[..n].copy_from_slice(&self.read_buf[self.read_pos..self.read_pos + n]);
-        self.read_pos += n;
-        Ok(n)
+        // The client closed its end: end of input.
+        self.inbox.read(buf, None)
     }
 }
 
