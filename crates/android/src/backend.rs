@@ -147,16 +147,19 @@ impl AndroidBackend {
         let Ok(cmd) = command(&["getprop"]) else {
             return (info, None);
         };
-        let got = run_shell(
-            &link,
-            "reading device properties",
-            LIST_TIMEOUT,
-            move |link, hangup| {
-                link.shell(&cmd, hangup)
-                    .map_err(|e| DeviceError::backend(e.to_string()))
-            },
-        )
-        .await;
+        // A listing is no single device call, so it bounds this read itself: a device that
+        // does not answer is listed with a note instead of holding up the whole list.
+        let read = run_shell(&link, "reading device properties", move |link, hangup| {
+            link.shell(&cmd, hangup)
+                .map_err(|e| DeviceError::backend(e.to_string()))
+        });
+        let got = match tokio::time::timeout(LIST_TIMEOUT, read).await {
+            Ok(r) => r,
+            Err(_) => Err(DeviceError::Timeout {
+                what: "reading device properties".into(),
+                after: LIST_TIMEOUT,
+            }),
+        };
         match got {
             Ok(bytes) => {
                 let props = parse::props::parse_getprop(&String::from_utf8_lossy(&bytes));
@@ -304,7 +307,6 @@ impl DeviceBackend for AndroidBackend {
     }
 
     async fn open(&self, info: &DeviceInfo) -> Result<Arc<dyn Device>> {
-        let cfg = &self.config;
         let (addr, serial) = self.locate(&info.id).ok_or_else(|| {
             DeviceError::not_found(
                 format!("Device \"{}\"", info.id),
@@ -314,8 +316,6 @@ impl DeviceBackend for AndroidBackend {
         Ok(into_dyn(AndroidDevice::new(
             info.id.clone(),
             Link { addr, serial },
-            cfg.timeout,
-            cfg.install_timeout,
         )))
     }
 }

@@ -3,7 +3,6 @@
 use std::ffi::OsString;
 use std::net::{Ipv4Addr, SocketAddrV4, ToSocketAddrs};
 use std::path::{Path, PathBuf};
-use std::time::Duration;
 
 /// The adb server's default address.
 pub const DEFAULT_SERVER: SocketAddrV4 = SocketAddrV4::new(Ipv4Addr::LOCALHOST, 5037);
@@ -22,10 +21,6 @@ pub struct AndroidConfig {
     /// The `adb` binary used to start a server when none answers (otherwise
     /// `$ANDROID_HOME/platform-tools/adb`, then `adb` on `PATH`).
     pub adb_path: Option<PathBuf>,
-    /// Deadline of every device call except installs.
-    pub timeout: Duration,
-    /// Deadline of an install.
-    pub install_timeout: Duration,
 }
 
 impl Default for AndroidConfig {
@@ -34,8 +29,6 @@ impl Default for AndroidConfig {
             servers: vec![DEFAULT_SERVER],
             start_server: true,
             adb_path: None,
-            timeout: Duration::from_secs(30),
-            install_timeout: Duration::from_secs(300),
         }
     }
 }

@@ -75,3 +75,75 @@ async fn every_kind_of_call_through_the_front_end() {
     .await
     .expect("test finished in time");
 }
+
+/// A transfer large enough to still be running when its caller gives up.
+const BIG: usize = 256 << 20;
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_push_whose_caller_gives_up_stops() {
+    tokio::time::timeout(TEST_DEADLINE, async {
+        let phone = VirtualPhone::start(PhoneConfig::default()).unwrap();
+        let front = AdbFrontEnd::start(&phone).unwrap();
+        let backend = AndroidBackend::new(AndroidConfig::only_server(front.addr()));
+        let info = backend.discover().await.devices.remove(0);
+        let d = backend.open(&info).await.unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        let local = dir.path().join("big.bin");
+        std::fs::write(&local, vec![7u8; BIG]).unwrap();
+        let remote = DevicePath::parse("/sdcard/big.bin").unwrap();
+        // The server's deadline (or a cancelled call) drops the call's future.
+        let call = d.push_file(&local, &remote);
+        assert!(
+            tokio::time::timeout(Duration::from_millis(30), call)
+                .await
+                .is_err(),
+            "the push finished before the caller gave up; make BIG larger"
+        );
+        // Had the upload gone on, the whole file would be on the phone by now.
+        tokio::time::sleep(Duration::from_secs(3)).await;
+        let on_phone = phone.file("/sdcard/big.bin").map(|f| f.len());
+        assert!(
+            on_phone.is_none_or(|n| n < BIG),
+            "{on_phone:?} bytes arrived"
+        );
+    })
+    .await
+    .expect("test finished in time");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_pull_whose_caller_gives_up_stops_and_leaves_no_partial_file() {
+    tokio::time::timeout(TEST_DEADLINE, async {
+        let phone = VirtualPhone::start(PhoneConfig::default()).unwrap();
+        phone.update_state(|s| {
+            s.files.insert(
+                "/sdcard/big.bin".into(),
+                virtual_phone::state::FileEntry {
+                    data: vec![7u8; BIG],
+                    mode: 0o100644,
+                    mtime: 0,
+                },
+            );
+        });
+        let front = AdbFrontEnd::start(&phone).unwrap();
+        let backend = AndroidBackend::new(AndroidConfig::only_server(front.addr()));
+        let info = backend.discover().await.devices.remove(0);
+        let d = backend.open(&info).await.unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        let local = dir.path().join("big.bin");
+        let remote = DevicePath::parse("/sdcard/big.bin").unwrap();
+        let call = d.pull_file(&remote, &local);
+        assert!(
+            tokio::time::timeout(Duration::from_millis(30), call)
+                .await
+                .is_err(),
+            "the pull finished before the caller gave up; make BIG larger"
+        );
+        // Had the download gone on, the whole file would be here by now.
+        tokio::time::sleep(Duration::from_secs(3)).await;
+        let here = std::fs::metadata(&local).map(|m| m.len() as usize).ok();
+        assert!(here.is_none_or(|n| n < BIG), "{here:?} bytes arrived");
+    })
+    .await
+    .expect("test finished in time");
+}

@@ -36,7 +36,6 @@ async fn rig() -> Rig {
     let config = AndroidConfig {
         servers: vec![adb.socket_addr()],
         adb_path: Some("/nonexistent/adb".into()),
-        timeout: Duration::from_secs(20),
         ..Default::default()
     };
     let backend = AndroidBackend::new(config);

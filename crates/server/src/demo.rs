@@ -16,11 +16,7 @@ pub(crate) struct Demo {
 /// Starts the demo phone and its adb-server front end, and registers an Android backend
 /// that uses only that server (it never starts or looks for an `adb` binary).
 #[cfg(feature = "demo")]
-pub(crate) fn start(
-    registry: &mut DeviceRegistry,
-    timeout: std::time::Duration,
-    install_timeout: std::time::Duration,
-) -> anyhow::Result<Demo> {
+pub(crate) fn start(registry: &mut DeviceRegistry) -> anyhow::Result<Demo> {
     use anyhow::Context;
     use mobile_android::{AndroidBackend, AndroidConfig};
     use std::sync::Arc;
@@ -30,9 +26,7 @@ pub(crate) fn start(
     let front_end =
         AdbFrontEnd::start(&phone).context("could not start the demo phone's adb server")?;
     tracing::info!(adb_server = %front_end.addr(), serial = %phone.serial(), "demo: virtual Android phone started");
-    let mut config = AndroidConfig::only_server(front_end.addr());
-    config.timeout = timeout;
-    config.install_timeout = install_timeout;
+    let config = AndroidConfig::only_server(front_end.addr());
     registry.register(Arc::new(AndroidBackend::new(config)));
     Ok(Demo {
         _front_end: front_end,
@@ -42,11 +36,7 @@ pub(crate) fn start(
 
 /// This build has no demo phone.
 #[cfg(not(feature = "demo"))]
-pub(crate) fn start(
-    _registry: &mut DeviceRegistry,
-    _timeout: std::time::Duration,
-    _install_timeout: std::time::Duration,
-) -> anyhow::Result<Demo> {
+pub(crate) fn start(_registry: &mut DeviceRegistry) -> anyhow::Result<Demo> {
     anyhow::bail!(
         "--demo is not available: this mobile-mcp was built without the `demo` feature \
          (build it with default features to get the virtual phone)"

@@ -157,10 +157,9 @@ fn options(cli: &Cli) -> anyhow::Result<ServerOptions> {
 /// virtual phone with `--demo` (kept alive by the returned handle).
 fn registry(cli: &Cli) -> anyhow::Result<(DeviceRegistry, Option<demo::Demo>)> {
     let timeout = Duration::from_secs(cli.timeout.max(1));
-    let install_timeout = Duration::from_secs(cli.install_timeout.max(1));
     let mut registry = DeviceRegistry::new();
     if cli.demo {
-        let phone = demo::start(&mut registry, timeout, install_timeout)?;
+        let phone = demo::start(&mut registry)?;
         return Ok((registry, Some(phone)));
     }
     let mut android = AndroidConfig::from_env();
@@ -171,8 +170,6 @@ fn registry(cli: &Cli) -> anyhow::Result<(DeviceRegistry, Option<demo::Demo>)> {
             android.add_server(addr);
         }
     }
-    android.timeout = timeout;
-    android.install_timeout = install_timeout;
     registry.register(Arc::new(AndroidBackend::new(android)));
 
     let mut ios = IosConfig::from_env().timeout(timeout);

@@ -13,4 +13,4 @@ pub(crate) mod shell;
 pub(crate) mod transport;
 
 pub(crate) use host::HostError;
-pub(crate) use transport::{AdbResult, Hangup, Link, run, run_shell};
+pub(crate) use transport::{AdbResult, Hangup, Link, run_shell, run_transfer};

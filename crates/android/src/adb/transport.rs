@@ -3,8 +3,10 @@
 //! query); files and installs through `adb_client`'s `ADBServerDevice`, which connects
 //! only to the address it is given (it never starts a server itself).
 //!
-//! Everything here blocks; [`run`] moves it onto tokio's blocking pool under a
-//! deadline.
+//! Everything here blocks; [`run`] moves it onto tokio's blocking pool. There is no
+//! deadline here: the caller (the server) bounds every call and drops the future when it
+//! stops waiting, and then the work stops too: a shell is hung up ([`run_shell`]), a file
+//! transfer or an install fails at its next read or write ([`run_transfer`]).
 
 use std::fs::File;
 use std::io::{self, Read, Write};
@@ -12,7 +14,6 @@ use std::net::SocketAddrV4;
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
 
 use adb_client::server_device::ADBServerDevice;
 use adb_client::{ADBDeviceExt, RustADBError};
@@ -23,35 +24,26 @@ pub(crate) use super::shell::Hangup;
 /// A blocking failure, before it is given a device-specific message.
 pub(crate) type AdbResult<T> = std::result::Result<T, RustADBError>;
 
-/// Runs blocking adb work on tokio's blocking pool with a deadline; on timeout a
-/// `Timeout` error says what did not finish.
-pub(crate) async fn run<T, F>(what: &str, deadline: Duration, f: F) -> Result<T>
+/// Runs blocking adb work on tokio's blocking pool until it ends. A caller that stops
+/// waiting drops this future; work that must stop then is run by [`run_shell`] or
+/// [`run_transfer`].
+pub(crate) async fn run<T, F>(what: &str, f: F) -> Result<T>
 where
     T: Send + 'static,
     F: FnOnce() -> Result<T> + Send + 'static,
 {
-    let task = tokio::task::spawn_blocking(f);
-    match tokio::time::timeout(deadline, task).await {
-        Ok(Ok(r)) => r,
-        Ok(Err(join)) => Err(DeviceError::backend(format!(
+    match tokio::task::spawn_blocking(f).await {
+        Ok(r) => r,
+        Err(join) => Err(DeviceError::backend(format!(
             "{what} failed inside the adb client: {join}"
         ))),
-        Err(_) => Err(DeviceError::Timeout {
-            what: what.to_string(),
-            after: deadline,
-        }),
     }
 }
 
-/// Runs a shell job like [`run`], and stops its command on the device when the caller stops
-/// waiting: at the deadline, or when this future is dropped (a cancelled tool call); the
-/// job's connection is closed ([`Hangup`]).
-pub(crate) async fn run_shell<T, F>(
-    link: &Link,
-    what: &str,
-    deadline: Duration,
-    job: F,
-) -> Result<T>
+/// Runs a shell job like [`run`], and stops its command on the device when this future is
+/// dropped (the deadline passed, or the client cancelled): the job's connection is closed
+/// ([`Hangup`]).
+pub(crate) async fn run_shell<T, F>(link: &Link, what: &str, job: F) -> Result<T>
 where
     T: Send + 'static,
     F: FnOnce(&Link, &Hangup) -> Result<T> + Send + 'static,
@@ -59,7 +51,35 @@ where
     let hangup = Arc::new(Hangup::default());
     let _stop = HangUpOnDrop(hangup.clone());
     let l = link.clone();
-    run(what, deadline, move || job(&l, &hangup)).await
+    run(what, move || job(&l, &hangup)).await
+}
+
+/// Runs a transfer job (push, pull, install) like [`run`]; the flag it gets is set when this
+/// future is dropped, and the transfer's next read or write then fails, so the thread ends
+/// and nothing more reaches the device or the local file.
+pub(crate) async fn run_transfer<T, F>(what: &str, job: F) -> Result<T>
+where
+    T: Send + 'static,
+    F: FnOnce(Arc<AtomicBool>) -> Result<T> + Send + 'static,
+{
+    let cancel = CancelOnDrop(Arc::new(AtomicBool::new(false)));
+    let flag = cancel.0.clone();
+    run(what, move || job(flag)).await
+}
+
+/// Sets its flag when dropped, so blocking work can see that its caller went away.
+struct CancelOnDrop(Arc<AtomicBool>);
+
+impl Drop for CancelOnDrop {
+    fn drop(&mut self) {
+        self.0.store(true, Ordering::Relaxed);
+    }
+}
+
+/// The error a cancelled transfer's read or write returns. Not `Interrupted`:
+/// `std::io::copy`, which `adb_client` streams with, retries those and would spin forever.
+fn cancelled() -> io::Error {
+    io::Error::other("the transfer was cancelled")
 }
 
 /// Hangs a call up when its waiter goes away; after a finished call, does nothing.
@@ -99,18 +119,38 @@ impl Link {
         super::shell::shell(self.addr, &self.serial, cmd, out, hangup)
     }
 
-    /// Pushes a local file; returns the bytes sent.
-    pub(crate) fn push(&self, local: &Path, remote: &str) -> AdbResult<u64> {
+    /// Pushes a local file; returns the bytes sent. Setting `cancel` stops it at the next
+    /// read.
+    pub(crate) fn push(
+        &self,
+        local: &Path,
+        remote: &str,
+        cancel: Arc<AtomicBool>,
+    ) -> AdbResult<u64> {
         let file = File::open(local)?;
-        let mut counted = Counting { inner: file, n: 0 };
+        let mut counted = Counting {
+            inner: file,
+            n: 0,
+            cancel,
+        };
         ADBDeviceExt::push(&mut self.server_device(), &mut counted, &remote)?;
         Ok(counted.n)
     }
 
-    /// Pulls a device file into `local`; returns the bytes received.
-    pub(crate) fn pull(&self, remote: &str, local: &Path) -> AdbResult<u64> {
+    /// Pulls a device file into `local`; returns the bytes received. Setting `cancel` stops
+    /// it at the next write (and the partial file is removed).
+    pub(crate) fn pull(
+        &self,
+        remote: &str,
+        local: &Path,
+        cancel: Arc<AtomicBool>,
+    ) -> AdbResult<u64> {
         let file = File::create(local)?;
-        let mut counted = Counting { inner: file, n: 0 };
+        let mut counted = Counting {
+            inner: file,
+            n: 0,
+            cancel,
+        };
         if let Err(e) = ADBDeviceExt::pull(&mut self.server_device(), &remote, &mut counted) {
             let _ = std::fs::remove_file(local);
             return Err(e);
@@ -191,9 +231,7 @@ struct Progress {
 impl Read for Progress {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
         if self.cancel.load(Ordering::Relaxed) {
-            // Not `Interrupted`: `std::io::copy`, which streams this, retries those, and
-            // would spin on a cancelled upload forever.
-            return Err(io::Error::other("the install was cancelled"));
+            return Err(cancelled());
         }
         let n = self.inner.read(buf)?;
         self.sent += n as u64;
@@ -227,13 +265,18 @@ impl Write for Sink {
     }
 }
 
+/// Counts the bytes that pass, and fails once `cancel` is set.
 struct Counting<T> {
     inner: T,
     n: u64,
+    cancel: Arc<AtomicBool>,
 }
 
 impl<T: Read> Read for Counting<T> {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        if self.cancel.load(Ordering::Relaxed) {
+            return Err(cancelled());
+        }
         let n = self.inner.read(buf)?;
         self.n += n as u64;
         Ok(n)
@@ -242,6 +285,9 @@ impl<T: Read> Read for Counting<T> {
 
 impl<T: Write> Write for Counting<T> {
     fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        if self.cancel.load(Ordering::Relaxed) {
+            return Err(cancelled());
+        }
         let n = self.inner.write(buf)?;
         self.n += n as u64;
         Ok(n)
@@ -255,6 +301,7 @@ impl<T: Write> Write for Counting<T> {
 mod tests {
     use super::*;
     use crate::adb::shell::tests::silent_server;
+    use std::time::Duration;
 
     fn server_link(addr: SocketAddrV4) -> Link {
         Link {
@@ -272,10 +319,13 @@ mod tests {
     async fn a_passed_deadline_closes_the_shells_connection() {
         let (addr, server) = silent_server(b"");
         let link = server_link(addr);
-        let e = run_shell(&link, "sleeping", Duration::from_millis(200), sleeper)
-            .await
-            .unwrap_err();
-        assert!(matches!(e, DeviceError::Timeout { .. }), "{e:?}");
+        // The caller's deadline, as the server's `bounded` applies it.
+        let call = run_shell(&link, "sleeping", sleeper);
+        assert!(
+            tokio::time::timeout(Duration::from_millis(200), call)
+                .await
+                .is_err()
+        );
         let closed_after = tokio::task::spawn_blocking(move || server.join().unwrap())
             .await
             .unwrap();
@@ -286,13 +336,11 @@ mod tests {
     async fn a_caller_that_stops_waiting_closes_the_shells_connection() {
         let (addr, server) = silent_server(b"");
         let link = server_link(addr);
-        // A cancelled tool call drops the future well before its 30 s deadline.
-        let call = run_shell(&link, "sleeping", Duration::from_secs(30), sleeper);
-        assert!(
-            tokio::time::timeout(Duration::from_millis(200), call)
-                .await
-                .is_err()
-        );
+        // A cancelled tool call: its task is aborted, which drops the future.
+        let call = tokio::spawn(async move { run_shell(&link, "sleeping", sleeper).await });
+        tokio::time::sleep(Duration::from_millis(200)).await;
+        call.abort();
+        assert!(call.await.unwrap_err().is_cancelled());
         let closed_after = tokio::task::spawn_blocking(move || server.join().unwrap())
             .await
             .unwrap();

@@ -2,8 +2,6 @@
 //! front, and opening URLs.
 
 use std::path::Path;
-use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
 
 use mobile_device::{
     App, AppId, DeviceError, DeviceUrl, ForegroundApp, Locales, NextStep, Platform, ProgressFn,
@@ -12,18 +10,9 @@ use mobile_device::{
 
 use super::AndroidDevice;
 use super::errors::adb_error;
-use crate::adb::{output, run};
+use crate::adb::{output, run_transfer};
 use crate::parse;
 use crate::quote::command;
-
-/// Sets its flag when dropped, so blocking work can see that its caller went away.
-struct CancelOnDrop(Arc<AtomicBool>);
-
-impl Drop for CancelOnDrop {
-    fn drop(&mut self) {
-        self.0.store(true, Ordering::Relaxed);
-    }
-}
 
 impl AndroidDevice {
     /// 1 round trip: `cmd package query-activities -a MAIN -c LAUNCHER`.
@@ -177,10 +166,8 @@ impl AndroidDevice {
         let apk = path.to_path_buf();
         // Dropped with this future (the client cancelled, or the deadline passed): the
         // upload running on the blocking thread stops at its next read.
-        let cancel = CancelOnDrop(Arc::new(AtomicBool::new(false)));
-        let flag = cancel.0.clone();
-        let result = run("installing the app", self.install_timeout, move || {
-            link.install(&apk, progress, flag).map_err(|e| match e {
+        run_transfer("installing the app", move |cancel| {
+            link.install(&apk, progress, cancel).map_err(|e| match e {
                 adb_client::RustADBError::ADBRequestFailed(msg) => {
                     DeviceError::backend(format!("the device refused the package: {}", msg.trim()))
                 }
@@ -191,9 +178,7 @@ impl AndroidDevice {
                 e => adb_error(&id, &link, "installing the app", e),
             })
         })
-        .await;
-        drop(cancel);
-        result
+        .await
     }
 
     /// 1 round trip: `pm uninstall PKG`.

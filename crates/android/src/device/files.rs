@@ -6,7 +6,7 @@ use mobile_device::{DeviceError, DevicePath, Result};
 
 use super::AndroidDevice;
 use super::errors::adb_error;
-use crate::adb::{output, run};
+use crate::adb::{output, run_transfer};
 
 impl AndroidDevice {
     /// 1 sync session (`SEND`).
@@ -20,8 +20,8 @@ impl AndroidDevice {
         let link = self.link.clone();
         let id = self.id.clone();
         let (local, remote) = (local.to_path_buf(), remote.as_str().to_string());
-        run("pushing the file", self.install_timeout, move || {
-            link.push(&local, &remote)
+        run_transfer("pushing the file", move |cancel| {
+            link.push(&local, &remote, cancel)
                 .map_err(|e| adb_error(&id, &link, &format!("pushing to {remote}"), e))
         })
         .await
@@ -32,8 +32,8 @@ impl AndroidDevice {
         let link = self.link.clone();
         let id = self.id.clone();
         let (local, remote) = (local.to_path_buf(), remote.as_str().to_string());
-        run("pulling the file", self.install_timeout, move || {
-            link.pull(&remote, &local).map_err(|e| {
+        run_transfer("pulling the file", move |cancel| {
+            link.pull(&remote, &local, cancel).map_err(|e| {
                 let text = e.to_string();
                 if output::PULL_NO_FILE.failed(&text) {
                     DeviceError::not_found(format!("The device file {remote}"), text)

@@ -48,8 +48,6 @@ pub use input::{ANDROID_BUTTONS, input_text_commands, input_text_decode};
 pub struct AndroidDevice {
     id: String,
     link: Link,
-    timeout: Duration,
-    install_timeout: Duration,
     input: Mutex<()>,
     capture_route: RouteChooser,
     /// Length of this device's raw `screencap` header (16 from Android 10, else 12).
@@ -59,16 +57,9 @@ pub struct AndroidDevice {
 }
 
 impl AndroidDevice {
-    pub(crate) fn new(
-        id: String,
-        link: Link,
-        timeout: Duration,
-        install_timeout: Duration,
-    ) -> Self {
+    pub(crate) fn new(id: String, link: Link) -> Self {
         AndroidDevice {
             id,
-            timeout,
-            install_timeout,
             input: Mutex::new(()),
             raw_header: AtomicUsize::new(HEADER_V2),
             capture_route: RouteChooser::new(if prefers_png(&link) {
@@ -87,11 +78,11 @@ impl AndroidDevice {
     }
 
     /// One shell session; the output as bytes.
-    async fn sh_bytes(&self, what: &str, cmd: String, deadline: Duration) -> Result<Vec<u8>> {
+    async fn sh_bytes(&self, what: &str, cmd: String) -> Result<Vec<u8>> {
         tracing::debug!(device = %self.id, %cmd, "shell");
         let id = self.id.clone();
         let what_owned = what.to_string();
-        run_shell(&self.link, what, deadline, move |link, hangup| {
+        run_shell(&self.link, what, move |link, hangup| {
             link.shell(&cmd, hangup)
                 .map_err(|e| adb_error(&id, link, &what_owned, e))
         })
@@ -100,7 +91,7 @@ impl AndroidDevice {
 
     /// One shell session; the output as text.
     async fn sh(&self, what: &str, cmd: String) -> Result<String> {
-        let out = self.sh_bytes(what, cmd, self.timeout).await?;
+        let out = self.sh_bytes(what, cmd).await?;
         Ok(String::from_utf8_lossy(&out).into_owned())
     }
 

@@ -162,16 +162,11 @@ impl AndroidDevice {
                 let mut sink = RawFrameSink::new(*want, header);
                 let cmd = command(&argv)?;
                 let id = self.id.clone();
-                let sink = run_shell(
-                    &self.link,
-                    "taking a screenshot",
-                    self.timeout,
-                    move |link, hangup| {
-                        link.shell_to(&cmd, &mut sink, hangup)
-                            .map_err(|e| adb_error(&id, link, "taking a screenshot", e))?;
-                        Ok(sink)
-                    },
-                )
+                let sink = run_shell(&self.link, "taking a screenshot", move |link, hangup| {
+                    link.shell_to(&cmd, &mut sink, hangup)
+                        .map_err(|e| adb_error(&id, link, "taking a screenshot", e))?;
+                    Ok(sink)
+                })
                 .await?;
                 match sink.finish() {
                     RawOutcome::Frame(s) => {
@@ -191,7 +186,7 @@ impl AndroidDevice {
         argv.insert(1, "-p".into());
         let started = Instant::now();
         let bytes = self
-            .sh_bytes("taking a screenshot", command(&argv)?, self.timeout)
+            .sh_bytes("taking a screenshot", command(&argv)?)
             .await?;
         if route == Route::Png {
             self.capture_route.record(Route::Png, started.elapsed());

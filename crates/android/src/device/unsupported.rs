@@ -34,7 +34,6 @@ impl AndroidDevice {
 
 #[cfg(test)]
 mod tests {
-    use std::time::Duration;
 
     use super::*;
     use crate::adb::Link;
@@ -45,12 +44,7 @@ mod tests {
             addr: "127.0.0.1:9".parse().unwrap(),
             serial: "s".into(),
         };
-        let d = AndroidDevice::new(
-            "s".into(),
-            link,
-            Duration::from_secs(1),
-            Duration::from_secs(1),
-        );
+        let d = AndroidDevice::new("s".into(), link);
         let e = d.clipboard().await.unwrap_err();
         assert!(
             matches!(
