@@ -18,7 +18,11 @@ use crate::tools::{Tools, argv};
 /// The `ios-simulator` backend: every simulator `simctl` knows, booted or not.
 pub struct IosBackend {
     config: IosConfig,
+    /// The tools as the listing runs them, each run bounded by the configured timeout.
     tools: Arc<Tools>,
+    /// The tools as a device's calls run them: unbounded here, since the caller's deadline
+    /// drops a call (and kills its child).
+    device_tools: Arc<Tools>,
     /// Opened devices, kept so per-device state (a running recording) survives a
     /// registry that forgets and reopens the device.
     opened: Mutex<HashMap<String, Arc<SimulatorDevice>>>,
@@ -30,12 +34,17 @@ impl IosBackend {
         let tools = Arc::new(Tools {
             xcrun: config.xcrun.clone(),
             idb: config.idb.clone(),
-            timeout: config.timeout,
+            timeout: Some(config.timeout),
             env: config.env.clone(),
+        });
+        let device_tools = Arc::new(Tools {
+            timeout: None,
+            ..(*tools).clone()
         });
         IosBackend {
             config,
             tools,
+            device_tools,
             opened: Mutex::new(HashMap::new()),
         }
     }
@@ -173,7 +182,7 @@ impl DeviceBackend for IosBackend {
                     info.id.clone(),
                     info.name.clone(),
                     info.model.clone(),
-                    self.tools.clone(),
+                    self.device_tools.clone(),
                 ))
             })
             .clone();

@@ -19,7 +19,8 @@ pub struct IosConfig {
     /// `idb` (the fb-idb client); `None` means element, tap, swipe, type and button
     /// tools answer with how to install it.
     pub idb: Option<PathBuf>,
-    /// Deadline of every child process.
+    /// How long the listing waits for `xcrun simctl list`. A device's calls are bounded by
+    /// their caller (the server's deadline), which kills the child when it gives up.
     pub timeout: Duration,
     /// Where `xcrun` was looked for, for the discovery note when it is missing.
     pub searched: String,
@@ -88,7 +89,7 @@ impl IosConfig {
         }
     }
 
-    /// The deadline of every tool call.
+    /// How long the listing waits for `xcrun simctl list`.
     pub fn timeout(mut self, timeout: Duration) -> Self {
         self.timeout = timeout;
         self

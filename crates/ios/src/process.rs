@@ -29,13 +29,15 @@ impl Output {
     }
 }
 
-/// Runs `program args…` with an optional stdin, waiting at most `timeout`.
+/// Runs `program args…` with an optional stdin, waiting at most `timeout` if one is given.
+/// Dropping the future kills the child (`kill_on_drop`), so a caller's deadline or a
+/// cancelled call stops the tool too.
 pub(crate) async fn run<S: AsRef<OsStr>>(
     program: &Path,
     args: &[S],
     stdin: Option<&[u8]>,
     env: &[(OsString, OsString)],
-    timeout: Duration,
+    timeout: Option<Duration>,
     what: &str,
 ) -> Result<Output, DeviceError> {
     let mut cmd = Command::new(program);
@@ -63,7 +65,13 @@ pub(crate) async fn run<S: AsRef<OsStr>>(
         }
         _ => None,
     };
-    let out = match tokio::time::timeout(timeout, child.wait_with_output()).await {
+    let waited = match timeout {
+        Some(limit) => tokio::time::timeout(limit, child.wait_with_output())
+            .await
+            .map_err(|_| limit),
+        None => Ok(child.wait_with_output().await),
+    };
+    let out = match waited {
         Ok(Ok(out)) => out,
         Ok(Err(e)) => {
             return Err(DeviceError::backend(format!(
@@ -71,10 +79,10 @@ pub(crate) async fn run<S: AsRef<OsStr>>(
                 program.display()
             )));
         }
-        Err(_) => {
+        Err(limit) => {
             return Err(DeviceError::Timeout {
                 what: what.to_string(),
-                after: timeout,
+                after: limit,
             });
         }
     };

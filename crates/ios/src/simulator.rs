@@ -28,6 +28,8 @@ use crate::tools::{Tools, argv};
 pub const IOS_BUTTONS: &[&str] = &["HOME", "LOCK", "SIDE_BUTTON", "SIRI", "APPLE_PAY"];
 
 /// How often, and how far apart, an empty tree right after a launch is asked for again.
+/// How long `simctl recordVideo` may take to finish its file after SIGINT.
+const RECORDING_FINISH: Duration = Duration::from_secs(30);
 const TREE_RETRIES: u32 = 4;
 const TREE_RETRY_DELAY: Duration = Duration::from_millis(400);
 /// Log window read by `logs`.
@@ -692,13 +694,13 @@ impl Device for SimulatorDevice {
         let duration = active.started.elapsed();
         // simctl finishes the file on SIGINT, as Ctrl-C in a terminal would.
         Self::send_signal(active.child.id(), libc::SIGINT).await;
-        match tokio::time::timeout(self.tools.timeout, active.child.wait()).await {
+        match tokio::time::timeout(RECORDING_FINISH, active.child.wait()).await {
             Ok(Ok(_)) => {}
             _ => {
                 let _ = active.child.kill().await;
                 return Err(DeviceError::backend(format!(
                     "simctl recordVideo did not finish within {} s of being stopped; {} may be incomplete",
-                    self.tools.timeout.as_secs(),
+                    RECORDING_FINISH.as_secs(),
                     active.path.display()
                 )));
             }

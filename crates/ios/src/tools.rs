@@ -1,4 +1,5 @@
-//! The two command-line tools this backend drives, with their paths and deadline.
+//! The two command-line tools this backend drives, with their paths and, for the listing,
+//! a bound on each run.
 
 use std::ffi::OsString;
 use std::path::PathBuf;
@@ -14,7 +15,9 @@ use crate::process::{self, Output};
 pub(crate) struct Tools {
     pub xcrun: Option<PathBuf>,
     pub idb: Option<PathBuf>,
-    pub timeout: Duration,
+    /// How long one run may take, for the listing, which is no single device call. A
+    /// device's calls have none: the caller's deadline drops them, which kills the child.
+    pub timeout: Option<Duration>,
     pub env: Vec<(OsString, OsString)>,
 }
 

@@ -212,3 +212,52 @@ fn a_hung_tool_hits_the_deadline() {
         );
     });
 }
+
+#[test]
+fn a_hung_tool_is_killed_when_the_caller_gives_up() {
+    run(async {
+        // Lists the real fixture's simulators, and hangs on anything else.
+        let dir = tempfile::tempdir().unwrap();
+        let fixture = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../../fixtures/ios/list-devices-xcode16-recon.json"
+        );
+        let pids = dir.path().join("pids");
+        let hung = dir.path().join("xcrun");
+        std::fs::write(
+            &hung,
+            format!(
+                "#!/bin/sh\nif [ \"$1 $2\" = \"simctl list\" ]; then cat '{fixture}'; exit 0; fi\necho $$ >> '{}'\nexec sleep 30\n",
+                pids.display()
+            ),
+        )
+        .unwrap();
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&hung, std::fs::Permissions::from_mode(0o755)).unwrap();
+        let backend = IosBackend::new(IosConfig::with_tools(&hung, None));
+        let found = backend.discover().await;
+        let info = found
+            .devices
+            .iter()
+            .find(|d| d.state == DeviceState::Online)
+            .expect("a booted simulator in the fixture");
+        let d = backend.open(info).await.unwrap();
+        // The server's deadline (or a cancelled call) drops the call's future.
+        let hangs = app("com.example.hangs");
+        let call = d.launch_app(&hangs, None);
+        assert!(
+            tokio::time::timeout(Duration::from_millis(500), call)
+                .await
+                .is_err()
+        );
+        let pid = std::fs::read_to_string(&pids).expect("the tool ran");
+        let pid: i32 = pid.trim().parse().unwrap();
+        let gone = (0..40).any(|_| {
+            std::thread::sleep(Duration::from_millis(50));
+            // SAFETY: signal 0 only asks whether the process exists.
+            let alive = unsafe { libc::kill(pid, 0) } == 0;
+            !alive
+        });
+        assert!(gone, "the hung tool (pid {pid}) was left running");
+    });
+}
