@@ -4,6 +4,16 @@
 //!
 //! Not for: the server's own binary, which a test target of `mobile-mcp` finds through
 //! `env!("CARGO_BIN_EXE_mobile-mcp")` and passes in. Test code only; not published.
+//!
+//! ```no_run
+//! # async fn demo() {
+//! let server = std::path::Path::new("target/debug/mobile-mcp");
+//! let mcp = test_support::McpChild::spawn(server, &["--demo"], &[]).await;
+//! let text = mcp.ok("mobile_list_available_devices", serde_json::json!({})).await;
+//! assert!(text.contains("Pixel 7"));
+//! # }
+//! ```
+#![warn(missing_docs)]
 
 use std::path::PathBuf;
 use std::process::Command;
@@ -102,6 +112,7 @@ pub fn cargo_bin(package: &str, bin: &str) -> PathBuf {
 
 /// A running `mobile-mcp` child driven by rmcp's client over stdio.
 pub struct McpChild {
+    /// rmcp's client, connected and initialized.
     pub client: rmcp::service::RunningService<rmcp::RoleClient, ()>,
 }
 
@@ -253,6 +264,7 @@ impl RawStdio {
         }
     }
 
+    /// Writes one message as a line.
     pub fn send(&mut self, msg: &serde_json::Value) {
         std::io::Write::write_fmt(&mut self.stdin, format_args!("{msg}\n")).unwrap();
         std::io::Write::flush(&mut self.stdin).unwrap();
@@ -285,12 +297,14 @@ impl RawStdio {
         }
     }
 
+    /// The MCP handshake: `initialize`, then `notifications/initialized`.
     pub fn initialize(&mut self) {
         self.request(serde_json::json!({"jsonrpc":"2.0","id":0,"method":"initialize","params":{
             "protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"wire","version":"1"}}}));
         self.send(&serde_json::json!({"jsonrpc":"2.0","method":"notifications/initialized"}));
     }
 
+    /// Calls a tool with request id `id`; every line up to and including its response.
     pub fn call(&mut self, id: i64, name: &str, args: serde_json::Value) -> Vec<serde_json::Value> {
         self.request(serde_json::json!({"jsonrpc":"2.0","id":id,"method":"tools/call","params":{"name":name,"arguments":args}}))
     }
