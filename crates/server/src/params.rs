@@ -220,6 +220,10 @@ pub(crate) struct SaveScreenshotParams {
     /// Scale factor in (0, 1].
     #[serde(default, deserialize_with = "opt_number")]
     pub scale: Option<f64>,
+    /// Replace the file if it already exists. Default false: an existing file is never
+    /// replaced, and the call fails naming it.
+    #[serde(default)]
+    pub overwrite: bool,
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -267,6 +271,10 @@ pub(crate) struct DeviceLogsParams {
     /// Optional file (.log, .txt or .jsonl) to also write the lines to, under the working or temp directory.
     #[serde(default, rename = "saveTo")]
     pub save_to: Option<String>,
+    /// Replace the saveTo file if it already exists. Default false: an existing file is never
+    /// replaced, and the call fails naming it.
+    #[serde(default)]
+    pub overwrite: bool,
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -280,6 +288,10 @@ pub(crate) struct StartRecordingParams {
     #[serde(default, rename = "timeLimit")]
     #[schemars(range(min = 1, max = 180))]
     pub time_limit: Option<u32>,
+    /// Replace the output file if it already exists. Default false: an existing file is never
+    /// replaced, and the call fails naming it.
+    #[serde(default)]
+    pub overwrite: bool,
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -297,6 +309,10 @@ pub(crate) struct UiDumpParams {
     /// Optional file to write the XML to (under the working or temp directory) instead of returning it.
     #[serde(default)]
     pub output_path: Option<String>,
+    /// Replace the output_path file if it already exists. Default false: an existing file is never
+    /// replaced, and the call fails naming it.
+    #[serde(default)]
+    pub overwrite: bool,
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -320,6 +336,10 @@ pub(crate) struct PullParams {
     pub remote_path: String,
     /// Where to write it on this machine (under the working or temp directory).
     pub local_path: String,
+    /// Replace the local_path file if it already exists. Default false: an existing file is never
+    /// replaced, and the call fails naming it.
+    #[serde(default)]
+    pub overwrite: bool,
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]

@@ -60,7 +60,16 @@ impl MobileServer {
             ));
         }
         for (i, (name, mut args)) in steps.into_iter().enumerate() {
-            args.insert("device".into(), Value::String(p.device.clone()));
+            // Only a tool that takes a device gets the batch's (listing devices takes none).
+            let takes_device = self.router.get(&name).is_some_and(|t| {
+                t.input_schema
+                    .get("properties")
+                    .and_then(Value::as_object)
+                    .is_some_and(|p| p.contains_key("device"))
+            });
+            if takes_device {
+                args.insert("device".into(), Value::String(p.device.clone()));
+            }
             let req = CallToolRequestParams::new(name.clone()).with_arguments(args);
             let resp = Box::pin(self.dispatch(req, ctx.clone())).await;
             let (ok, body) = match resp {

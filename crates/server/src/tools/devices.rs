@@ -41,6 +41,7 @@ impl MobileServer {
         let s = self
             .run(&ctx, "reading the screen size", d.screen_size())
             .await?;
+        self.remember_screen(d.id(), s);
         let unit = s.unit.as_str();
         structured(
             format!(

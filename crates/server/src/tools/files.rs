@@ -53,11 +53,11 @@ impl MobileServer {
 
     #[tool(
         name = "mobile_adb_pull",
-        description = "Copy a file from the device to this machine (under the working or temp directory).",
+        description = "Copy a file from the device to this machine (under the working or temp directory). An existing local file is replaced only with overwrite: true.",
         annotations(
             title = "Pull file",
             read_only_hint = false,
-            destructive_hint = false,
+            destructive_hint = true,
             idempotent_hint = true,
             open_world_hint = false
         )
@@ -68,16 +68,22 @@ impl MobileServer {
         ctx: RequestContext<RoleServer>,
     ) -> Outcome {
         let remote = DevicePath::parse(&p.remote_path).map_err(|e| e.0)?;
-        let local = self.options.files.check_write(&p.local_path, &[])?;
+        let target = self
+            .options
+            .files
+            .check_write(&p.local_path, &[], p.overwrite)?;
         let d = self.device(&ctx, &p.device).await?;
+        // The device writes a temporary file; the old file stays until it is complete.
+        let staged = target.stage()?;
         let n = self
             .bounded(
                 &ctx,
                 "pulling the file",
                 self.options.install_timeout,
-                d.pull_file(&remote, &local),
+                d.pull_file(&remote, staged.path()),
             )
             .await?;
+        let local = staged.commit()?;
         text(format!(
             "Pulled {remote} ({n} bytes) to {}",
             local.display()

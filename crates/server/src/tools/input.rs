@@ -1,8 +1,9 @@
 //! The input tools: taps, long presses, swipes, buttons and typing.
 
-use std::time::Duration;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
 
-use mobile_device::{Button, Point, excerpt, swipe_path};
+use mobile_device::{Button, Device, DeviceError, Point, ScreenSize, excerpt, swipe_path};
 use rmcp::handler::server::wrapper::Parameters;
 use rmcp::service::RequestContext;
 use rmcp::{RoleServer, tool, tool_router};
@@ -51,7 +52,11 @@ impl MobileServer {
             (e.rect.center(), format!(" ({wanted})"))
         } else {
             match (p.x, p.y) {
-                (Some(x), Some(y)) => (Point::new(coord(x, "x")?, coord(y, "y")?), String::new()),
+                (Some(x), Some(y)) => {
+                    let at = Point::new(coord(x, "x")?, coord(y, "y")?);
+                    self.on_screen(&ctx, &d, at).await?;
+                    (at, String::new())
+                }
                 _ => {
                     return Err(Failure(
                         "Give either ref (from mobile_list_elements_on_screen) or both x and y"
@@ -82,6 +87,7 @@ impl MobileServer {
     ) -> Outcome {
         let at = Point::new(coord(p.x, "x")?, coord(p.y, "y")?);
         let d = self.device(&ctx, &p.device).await?;
+        self.on_screen(&ctx, &d, at).await?;
         self.run(&ctx, "double tapping", d.double_tap(at)).await?;
         text(format!("Double-tapped at ({}, {})", at.x, at.y))
     }
@@ -110,6 +116,7 @@ impl MobileServer {
             )));
         }
         let d = self.device(&ctx, &p.device).await?;
+        self.on_screen(&ctx, &d, at).await?;
         let dur = Duration::from_millis(ms.round() as u64);
         self.run(&ctx, "long pressing", d.long_press(at, dur))
             .await?;
@@ -183,6 +190,7 @@ impl MobileServer {
         let screen = self
             .run(&ctx, "reading the screen size", d.screen_size())
             .await?;
+        self.remember_screen(d.id(), screen);
         let (from, to) = swipe_path(p.direction, origin, distance, &screen);
         self.run(
             &ctx,
@@ -230,6 +238,67 @@ impl MobileServer {
             p.text.chars().count(),
             if p.submit { " and pressed ENTER" } else { "" }
         ))
+    }
+}
+
+/// How long a screen size read for the bounds check is reused.
+const SCREEN_SIZE_TTL: Duration = Duration::from_secs(30);
+
+impl MobileServer {
+    /// Keeps a screen size just read for the tap bounds check.
+    pub(super) fn remember_screen(&self, device: &str, s: ScreenSize) {
+        self.screens
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .insert(device.to_string(), (Instant::now(), s));
+    }
+
+    /// Refuses a point outside the screen. The size comes from a cache of at most
+    /// [`SCREEN_SIZE_TTL`] per device (so a run of taps costs one size read), and a
+    /// refusal is always confirmed with a fresh read. The size a device reports is its
+    /// natural orientation's, so a point inside the screen either way up is accepted:
+    /// no orientation read is needed.
+    async fn on_screen(
+        &self,
+        ctx: &RequestContext<RoleServer>,
+        d: &Arc<dyn Device>,
+        at: Point,
+    ) -> Result<(), Failure> {
+        let inside = |s: &ScreenSize| {
+            let (w, h) = (s.width as i64, s.height as i64);
+            let (x, y) = (at.x as i64, at.y as i64);
+            (x < w && y < h) || (x < h && y < w)
+        };
+        let cached = self
+            .screens
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .get(d.id())
+            .filter(|(when, _)| when.elapsed() < SCREEN_SIZE_TTL)
+            .map(|(_, s)| *s);
+        if cached.as_ref().is_some_and(inside) {
+            return Ok(());
+        }
+        let read = self
+            .run(ctx, "reading the screen size", async {
+                Ok(d.screen_size().await)
+            })
+            .await?;
+        let s = match read {
+            Ok(s) => s,
+            // A device that cannot say its size keeps tapping as before.
+            Err(DeviceError::Unsupported { .. }) => return Ok(()),
+            Err(e) => return Err(e.into()),
+        };
+        self.remember_screen(d.id(), s);
+        if inside(&s) {
+            return Ok(());
+        }
+        let unit = s.unit.as_str();
+        Err(Failure(format!(
+            "({}, {}) is outside the screen, which is {}x{} {unit} ({}x{} turned sideways); nothing was sent. Use coordinates inside it (mobile_get_screen_size, or a ref from mobile_list_elements_on_screen)",
+            at.x, at.y, s.width, s.height, s.height, s.width
+        )))
     }
 }
 

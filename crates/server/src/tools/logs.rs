@@ -14,8 +14,8 @@ use crate::params::*;
 impl MobileServer {
     #[tool(
         name = "mobile_get_device_logs",
-        description = "Read recent device log lines (logcat on Android, the unified log on iOS) as JSON lines, newest last, optionally filtered and saved to a file.",
-        annotations(title = "Device logs", read_only_hint = true, destructive_hint = false, idempotent_hint = true, open_world_hint = false),
+        description = "Read recent device log lines (logcat on Android, the unified log on iOS) as JSON lines, newest last, optionally filtered and saved to a file (an existing file is replaced only with overwrite: true).",
+        annotations(title = "Device logs", read_only_hint = false, destructive_hint = true, idempotent_hint = true, open_world_hint = false),
         output_schema = schema_for_output::<LogList>()
     )]
     async fn device_logs(
@@ -34,11 +34,14 @@ impl MobileServer {
             .map(|f| LogFilter::parse(f))
             .collect::<Result<Vec<_>, _>>()?;
         let save = match &p.save_to {
-            Some(s) => Some(
-                self.options
-                    .files
-                    .check_write(s, &["log", "txt", "jsonl"])?,
-            ),
+            Some(s) => {
+                self.local_writes_allowed("saveTo")?;
+                Some(
+                    self.options
+                        .files
+                        .check_write(s, &["log", "txt", "jsonl"], p.overwrite)?,
+                )
+            }
             None => None,
         };
         let d = self.device(&ctx, &p.device).await?;
@@ -51,10 +54,8 @@ impl MobileServer {
             .await?;
         let list = LogList { lines };
         let mut rendered = list.render();
-        if let Some(path) = save {
-            tokio::fs::write(&path, format!("{rendered}\n"))
-                .await
-                .map_err(|e| Failure(format!("could not write {}: {e}", path.display())))?;
+        if let Some(target) = save {
+            let path = target.write(format!("{rendered}\n").into_bytes()).await?;
             rendered = format!(
                 "Saved {} lines to {}\n{rendered}",
                 list.lines.len(),

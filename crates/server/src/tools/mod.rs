@@ -10,11 +10,12 @@
 //! service); every device call runs under a deadline and stops when the client cancels;
 //! every failure is an `isError` result whose text says what went wrong and what to do.
 
+use std::collections::HashMap;
 use std::future::Future;
-use std::sync::Arc;
-use std::time::Duration;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
 
-use mobile_device::{Device, DeviceError, DeviceRegistry, NextStep, UrlPolicy};
+use mobile_device::{Device, DeviceError, DeviceRegistry, NextStep, ScreenSize, UrlPolicy};
 use rmcp::handler::server::router::tool::ToolRouter;
 use rmcp::handler::server::tool::ToolCallContext;
 use rmcp::model::{
@@ -26,7 +27,7 @@ use rmcp::{ErrorData, RoleServer, ServerHandler};
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::files::FileRoots;
+use crate::files::{FileRoots, Staged};
 use crate::policy::ToolPolicy;
 use crate::schema;
 
@@ -72,7 +73,19 @@ pub struct MobileServer {
     registry: Arc<DeviceRegistry>,
     options: Arc<ServerOptions>,
     router: Arc<ToolRouter<MobileServer>>,
+    /// Recordings in progress, by device id: the temporary file each is written to.
+    recordings: Arc<Mutex<HashMap<String, Staged>>>,
+    /// Screen sizes recently read, by device id, for the tap bounds check.
+    screens: Arc<Mutex<HashMap<String, (Instant, ScreenSize)>>>,
 }
+
+/// The tools that read the device but can also write a local file through one
+/// argument: with `--read-only` they stay listed, without that argument (and without
+/// `overwrite`), and a call that passes it is refused.
+const LOCAL_OUTPUT_ARGS: &[(&str, &str)] = &[
+    ("mobile_ui_dump", "output_path"),
+    ("mobile_get_device_logs", "saveTo"),
+];
 
 /// A tool's failure, already worded for the model. Returned as `Err`, it becomes an
 /// `isError` result holding this one text.
@@ -164,12 +177,87 @@ impl MobileServer {
                 schema::sanitize(Arc::make_mut(out));
             }
             debug_assert!(attr.name.len() <= TOOL_NAME_MAX);
+            if options.tools.read_only
+                && let Some((_, arg)) = LOCAL_OUTPUT_ARGS.iter().find(|(t, _)| *t == attr.name)
+            {
+                read_only_view(attr, arg);
+            }
         }
         MobileServer {
             registry,
             options: Arc::new(options),
             router: Arc::new(router),
+            recordings: Arc::default(),
+            screens: Arc::default(),
         }
+    }
+
+    /// Refuses a local output argument when the server runs with `--read-only`.
+    fn local_writes_allowed(&self, arg: &str) -> Result<(), Failure> {
+        if self.options.tools.read_only {
+            Err(Failure(format!(
+                "Refused: {arg} writes a file on this machine, and this server runs with --read-only; call without {arg} to get the result in the reply."
+            )))
+        } else {
+            Ok(())
+        }
+    }
+
+    /// The error for arguments the tool's input schema does not name, if any: the one
+    /// place unknown (often misspelled) arguments are caught, for every tool and every
+    /// batch step, before anything reaches a device.
+    fn unknown_arguments(
+        &self,
+        tool: &Tool,
+        args: Option<&serde_json::Map<String, Value>>,
+    ) -> Option<String> {
+        let args = args?;
+        let name = tool.name.as_ref();
+        if self.options.tools.read_only
+            && let Some((_, arg)) = LOCAL_OUTPUT_ARGS.iter().find(|(t, _)| *t == name)
+            && args.contains_key(*arg)
+        {
+            return self.local_writes_allowed(arg).err().map(|f| f.0);
+        }
+        let known: Vec<&str> = tool
+            .input_schema
+            .get("properties")
+            .and_then(Value::as_object)
+            .map(|p| p.keys().map(String::as_str).collect())
+            .unwrap_or_default();
+        let unknown: Vec<&str> = args
+            .keys()
+            .map(String::as_str)
+            .filter(|k| !known.contains(k))
+            .collect();
+        if unknown.is_empty() {
+            return None;
+        }
+        let squash = |s: &str| {
+            s.chars()
+                .filter(|c| c.is_ascii_alphanumeric())
+                .map(|c| c.to_ascii_lowercase())
+                .collect::<String>()
+        };
+        let described: Vec<String> = unknown
+            .iter()
+            .map(|u| {
+                let shown = mobile_device::excerpt(u);
+                match known.iter().find(|k| squash(k) == squash(u)) {
+                    Some(k) => format!("{shown} (did you mean {k}?)"),
+                    None => shown,
+                }
+            })
+            .collect();
+        let valid = if known.is_empty() {
+            "it takes no arguments".to_string()
+        } else {
+            format!("its arguments are {}", known.join(", "))
+        };
+        Some(format!(
+            "Invalid arguments: {name} has no argument {}; {valid}. Nothing was done.",
+            described.join(", ")
+        ))
     }
 
     /// Every tool this server lists, after the policy.
@@ -267,8 +355,17 @@ impl MobileServer {
             .map(|a| crate::redact::for_log(&Value::Object(a.clone())))
             .unwrap_or(Value::Null);
         let started = std::time::Instant::now();
-        let tcc = ToolCallContext::new(self, request, ctx);
-        let resp = self.router.call(tcc).await;
+        let unknown = self
+            .router
+            .get(&name)
+            .and_then(|tool| self.unknown_arguments(tool, request.arguments.as_ref()));
+        let resp = match unknown {
+            Some(why) => Ok(CallToolResult::error(vec![ContentBlock::text(why)]).into()),
+            None => {
+                let tcc = ToolCallContext::new(self, request, ctx);
+                self.router.call(tcc).await
+            }
+        };
         let ms = started.elapsed().as_secs_f64() * 1000.0;
         let failed = match &resp {
             Ok(CallToolResponse::Complete(r)) => r.is_error == Some(true),
@@ -292,6 +389,23 @@ impl MobileServer {
             bounded_error(&mut t.text);
         }
         Ok(resp)
+    }
+}
+
+/// What a local-output tool is in a `--read-only` server: without its output argument
+/// and `overwrite`, and so truly read-only.
+fn read_only_view(attr: &mut Tool, arg: &str) {
+    let schema = Arc::make_mut(&mut attr.input_schema);
+    if let Some(Value::Object(props)) = schema.get_mut("properties") {
+        props.remove(arg);
+        props.remove("overwrite");
+    }
+    if let Some(Value::Array(req)) = schema.get_mut("required") {
+        req.retain(|r| r != arg && r != "overwrite");
+    }
+    if let Some(a) = attr.annotations.as_mut() {
+        a.read_only_hint = Some(true);
+        a.destructive_hint = Some(false);
     }
 }
 

@@ -14,11 +14,11 @@ use crate::params::*;
 impl MobileServer {
     #[tool(
         name = "mobile_start_screen_recording",
-        description = "Start recording the screen to an .mp4 on this machine (default: a new file in the temp directory). Stop with mobile_stop_screen_recording.",
+        description = "Start recording the screen to an .mp4 on this machine (default: a new file in the temp directory; an existing file is replaced only with overwrite: true). Stop with mobile_stop_screen_recording.",
         annotations(
             title = "Start recording",
             read_only_hint = false,
-            destructive_hint = false,
+            destructive_hint = true,
             idempotent_hint = false,
             open_world_hint = false
         )
@@ -47,14 +47,24 @@ impl MobileServer {
                     .to_string()
             }
         };
-        let path = self.options.files.check_write(&output, &["mp4"])?;
+        let target = self
+            .options
+            .files
+            .check_write(&output, &["mp4"], p.overwrite)?;
+        let path = target.path();
         let d = self.device(&ctx, &p.device).await?;
+        // The video goes to a temporary file beside the target; stopping moves it there.
+        let staged = target.stage()?;
         let opts = RecordingOptions {
-            output: path.clone(),
+            output: staged.path().to_path_buf(),
             time_limit: Some(Duration::from_secs(limit as u64)),
         };
         self.run(&ctx, "starting the recording", d.start_recording(&opts))
             .await?;
+        self.recordings
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .insert(d.id().to_string(), staged);
         text(format!(
             "Recording started; it will be written to {} (at most {limit} s). Stop it with mobile_stop_screen_recording.",
             path.display()
@@ -67,7 +77,7 @@ impl MobileServer {
         annotations(
             title = "Stop recording",
             read_only_hint = false,
-            destructive_hint = false,
+            destructive_hint = true,
             idempotent_hint = false,
             open_world_hint = false
         )
@@ -78,17 +88,28 @@ impl MobileServer {
         ctx: RequestContext<RoleServer>,
     ) -> Outcome {
         let d = self.device(&ctx, &p.device).await?;
-        let r = self
+        let stopped = self
             .bounded(
                 &ctx,
                 "stopping the recording",
                 self.options.install_timeout,
                 d.stop_recording(),
             )
-            .await?;
+            .await;
+        let staged = self
+            .recordings
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .remove(d.id());
+        // On failure the staged file is dropped (removed); the target was never touched.
+        let r = stopped?;
+        let path = match staged {
+            Some(s) if s.path() == r.path => s.commit()?,
+            _ => r.path.clone(),
+        };
         text(format!(
             "Recording saved to {} ({:.2} MB, about {} s)",
-            r.path.display(),
+            path.display(),
             r.bytes as f64 / 1_000_000.0,
             r.duration.as_secs()
         ))

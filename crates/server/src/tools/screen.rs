@@ -78,11 +78,11 @@ impl MobileServer {
 
     #[tool(
         name = "mobile_save_screenshot",
-        description = "Save a screenshot to a .png, .jpg or .jpeg file on this machine (under the working or temp directory). Full size unless maxSize or scale are given.",
+        description = "Save a screenshot to a .png, .jpg or .jpeg file on this machine (under the working or temp directory). Full size unless maxSize or scale are given. An existing file is replaced only with overwrite: true.",
         annotations(
             title = "Save screenshot",
             read_only_hint = false,
-            destructive_hint = false,
+            destructive_hint = true,
             idempotent_hint = true,
             open_world_hint = false
         )
@@ -92,11 +92,12 @@ impl MobileServer {
         Parameters(p): Parameters<SaveScreenshotParams>,
         ctx: RequestContext<RoleServer>,
     ) -> Outcome {
-        let path = self
-            .options
-            .files
-            .check_write(&p.save_to, &["png", "jpg", "jpeg"])?;
-        let is_png = path
+        let target =
+            self.options
+                .files
+                .check_write(&p.save_to, &["png", "jpg", "jpeg"], p.overwrite)?;
+        let is_png = target
+            .path()
             .extension()
             .is_some_and(|e| e.eq_ignore_ascii_case("png"));
         let opts = ScreenshotOptions {
@@ -110,26 +111,27 @@ impl MobileServer {
         };
         let d = self.device(&ctx, &p.device).await?;
         let (img, screen) = self.capture(&ctx, &d, opts).await?;
-        tokio::fs::write(&path, &img.bytes)
-            .await
-            .map_err(|e| Failure(format!("could not write {}: {e}", path.display())))?;
+        let size = img.bytes.len();
+        let mapping = img.coordinate_mapping(screen);
+        let (width, height) = (img.width, img.height);
+        let path = target.write(img.bytes).await?;
         text(format!(
             "Saved a {}x{} screenshot ({} bytes) to {}. {}",
-            img.width,
-            img.height,
-            img.bytes.len(),
+            width,
+            height,
+            size,
             path.display(),
-            img.coordinate_mapping(screen)
+            mapping
         ))
     }
 
     #[tool(
         name = "mobile_ui_dump",
-        description = "Return the raw accessibility dump of the screen (uiautomator XML on Android, idb JSON on iOS), or write it to output_path. Use mobile_list_elements_on_screen unless you need every attribute.",
+        description = "Return the raw accessibility dump of the screen (uiautomator XML on Android, idb JSON on iOS), or write it to output_path (an existing file is replaced only with overwrite: true). Use mobile_list_elements_on_screen unless you need every attribute.",
         annotations(
             title = "Raw UI dump",
-            read_only_hint = true,
-            destructive_hint = false,
+            read_only_hint = false,
+            destructive_hint = true,
             idempotent_hint = true,
             open_world_hint = false
         )
@@ -140,17 +142,23 @@ impl MobileServer {
         ctx: RequestContext<RoleServer>,
     ) -> Outcome {
         let save = match &p.output_path {
-            Some(s) => Some(self.options.files.check_write(s, &["xml", "json", "txt"])?),
+            Some(s) => {
+                self.local_writes_allowed("output_path")?;
+                Some(
+                    self.options
+                        .files
+                        .check_write(s, &["xml", "json", "txt"], p.overwrite)?,
+                )
+            }
             None => None,
         };
         let d = self.device(&ctx, &p.device).await?;
         let dump = self.run(&ctx, "dumping the UI", d.ui_dump()).await?;
         match save {
-            Some(path) => {
-                tokio::fs::write(&path, &dump)
-                    .await
-                    .map_err(|e| Failure(format!("could not write {}: {e}", path.display())))?;
-                text(format!("Wrote {} bytes to {}", dump.len(), path.display()))
+            Some(target) => {
+                let n = dump.len();
+                let path = target.write(dump.into_bytes()).await?;
+                text(format!("Wrote {n} bytes to {}", path.display()))
             }
             None => text(dump),
         }

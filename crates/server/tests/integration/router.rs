@@ -15,13 +15,13 @@ use rmcp::{RoleClient, ServiceExt};
 use serde_json::{Value, json};
 
 #[derive(Default)]
-struct Calls(Mutex<Vec<String>>);
+pub(crate) struct Calls(Mutex<Vec<String>>);
 
 impl Calls {
     fn push(&self, s: String) {
         self.0.lock().unwrap().push(s);
     }
-    fn take(&self) -> Vec<String> {
+    pub(crate) fn take(&self) -> Vec<String> {
         std::mem::take(&mut *self.0.lock().unwrap())
     }
 }
@@ -254,12 +254,12 @@ impl DeviceBackend for Backend {
     }
 }
 
-struct Harness {
-    client: RunningService<RoleClient, ()>,
-    calls: Arc<Calls>,
+pub(crate) struct Harness {
+    pub(crate) client: RunningService<RoleClient, ()>,
+    pub(crate) calls: Arc<Calls>,
 }
 
-async fn start(options: ServerOptions) -> Harness {
+pub(crate) async fn start(options: ServerOptions) -> Harness {
     let calls = Arc::new(Calls::default());
     let mut registry = DeviceRegistry::new();
     registry.register(Arc::new(Backend {
@@ -277,7 +277,7 @@ async fn start(options: ServerOptions) -> Harness {
 }
 
 impl Harness {
-    async fn call(&self, name: &str, args: Value) -> CallToolResult {
+    pub(crate) async fn call(&self, name: &str, args: Value) -> CallToolResult {
         let args = args.as_object().cloned().unwrap_or_default();
         tokio::time::timeout(
             Duration::from_secs(20),
@@ -290,7 +290,7 @@ impl Harness {
     }
 }
 
-fn text_of(r: &CallToolResult) -> String {
+pub(crate) fn text_of(r: &CallToolResult) -> String {
     r.content
         .iter()
         .filter_map(|c| match c {
