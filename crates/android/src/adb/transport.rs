@@ -269,11 +269,19 @@ struct Sink {
 }
 
 impl Write for Sink {
+    /// Keeps at most [`Cap::SHELL`] of the reply; past it the write fails, which ends
+    /// `adb_client`'s reader (and so the wait) instead of buffering without end.
     fn write(&mut self, b: &[u8]) -> io::Result<usize> {
-        self.buf
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .extend_from_slice(b);
+        let mut buf = self.buf.lock().unwrap_or_else(|p| p.into_inner());
+        let room = Cap::SHELL.bytes.saturating_sub(buf.len());
+        if b.len() > room {
+            buf.extend_from_slice(&b[..room]);
+            return Err(io::Error::new(
+                io::ErrorKind::FileTooLarge,
+                cap::too_long(Cap::SHELL),
+            ));
+        }
+        buf.extend_from_slice(b);
         Ok(b.len())
     }
     fn flush(&mut self) -> io::Result<()> {
@@ -396,6 +404,20 @@ mod tests {
             server.join().unwrap() < 128 << 20,
             "the command was stopped"
         );
+    }
+
+    #[test]
+    fn an_installs_endless_reply_is_capped() {
+        let (done_tx, _done_rx) = std::sync::mpsc::channel::<()>();
+        let buf = Arc::new(Mutex::new(Vec::new()));
+        let mut sink = Sink {
+            buf: buf.clone(),
+            _done: done_tx,
+        };
+        let chunk = vec![b'x'; 64 * 1024];
+        let failed = (0..100).find(|_| sink.write_all(&chunk).is_err());
+        assert!(failed.is_some(), "the sink refuses more than its cap");
+        assert_eq!(buf.lock().unwrap().len(), Cap::SHELL.bytes);
     }
 
     #[test]
