@@ -407,6 +407,26 @@ mod tests {
     }
 
     #[test]
+    fn a_raw_frame_without_end_is_refused_and_the_capture_stopped() {
+        use crate::parse::screencap::{HEADER_V2, RawFrameSink};
+        use mobile_device::{OutputFormat, ScreenshotOptions};
+        // A 4x3 RGBA header (with dataspace); the server repeats it, so pixels never end.
+        const HEADER: &[u8] = b"\x04\0\0\0\x03\0\0\0\x01\0\0\0\0\0\0\0";
+        let (addr, server) = endless_server(HEADER, 512 << 20);
+        let opts = ScreenshotOptions {
+            max_size: None,
+            scale: None,
+            format: OutputFormat::Png,
+        };
+        let mut sink = RawFrameSink::new(opts, HEADER_V2);
+        let e = server_link(addr)
+            .shell_to("'screencap'", &mut sink, Cap::RAW_FRAME, &Hangup::default())
+            .unwrap_err();
+        assert!(e.to_string().contains("more than the 4x3 frame"), "{e}");
+        assert!(server.join().unwrap() < 64 << 20, "the capture was stopped");
+    }
+
+    #[test]
     fn an_installs_endless_reply_is_capped() {
         let (done_tx, _done_rx) = std::sync::mpsc::channel::<()>();
         let buf = Arc::new(Mutex::new(Vec::new()));
