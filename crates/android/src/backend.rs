@@ -21,7 +21,7 @@ use mobile_device::{
     Device, DeviceBackend, DeviceError, DeviceInfo, DeviceKind, Discovery, Platform, Result,
 };
 
-use crate::adb::{HostError, Link, host, run_shell};
+use crate::adb::{Cap, HostError, Link, host, run_shell};
 use crate::config::{AndroidConfig, find_adb};
 use crate::device::{AndroidDevice, into_dyn};
 use crate::parse;
@@ -150,7 +150,7 @@ impl AndroidBackend {
         // A listing is no single device call, so it bounds this read itself: a device that
         // does not answer is listed with a note instead of holding up the whole list.
         let read = run_shell(&link, "reading device properties", move |link, hangup| {
-            link.shell(&cmd, hangup)
+            link.shell(&cmd, Cap::SHELL, hangup)
                 .map_err(|e| DeviceError::backend(e.to_string()))
         });
         let got = match tokio::time::timeout(LIST_TIMEOUT, read).await {

@@ -653,8 +653,10 @@ impl Device for SimulatorDevice {
         tokio::time::sleep(Duration::from_millis(300)).await;
         if let Ok(Some(status)) = child.try_wait() {
             let mut stderr = String::new();
-            if let Some(mut e) = child.stderr.take() {
+            if let Some(e) = child.stderr.take() {
                 use tokio::io::AsyncReadExt;
+                // Capped like every child's output (a descendant may still hold the pipe).
+                let mut e = e.take(crate::process::STDERR_CAP as u64);
                 let _ = e.read_to_string(&mut stderr).await;
             }
             let out = Output {

@@ -77,14 +77,16 @@
 //!   cached per screen state) from the same tree `uiautomator dump` ([`uixml`]) prints.
 //! - **Records**: every shell/exec line, sync request, framebuffer and refused open is a
 //!   [`CommandRecord`] (service, command, argv per simple command, injection flag and reasons,
-//!   timestamp), kept in memory and optionally appended as JSON lines (`PhoneConfig::log_path`).
+//!   timestamp), kept in memory (the newest [`records::KEPT`], and the injection records apart,
+//!   so a long `--demo` stays bounded) and optionally appended as JSON lines
+//!   (`PhoneConfig::log_path`).
 //!
 //! # Module layout
 //!
 //! - Ways in: `connection` (the adbd transport: CNXN, streams, flow control) over [`protocol`]
 //!   packets; `front_end` (the adb host protocol) over `socket_stream`. Both hand an open stream
 //!   to `services` (one dispatch: `shell:`, `exec:`, `sync:` in `sync`, `framebuffer:`).
-//! - The phone: `phone` ([`VirtualPhone`], [`PhoneHandle`], records), [`shell`] (splitting and the
+//! - The phone: `phone` ([`VirtualPhone`], [`PhoneHandle`]), [`records`] (the bounded log), [`shell`] (splitting and the
 //!   injection check), [`commands`] (one module per program or family: `settings` for
 //!   getprop/settings/content/wm, `packages` for pm/cmd package, `am`, `input`, `dumpsys`,
 //!   `screen` for uiautomator/screencap/screenrecord, `processes`, `logcat`, `files`).
@@ -105,6 +107,7 @@ mod inbox;
 pub mod layout;
 mod phone;
 pub mod protocol;
+pub mod records;
 pub mod render;
 pub mod scenario;
 mod services;

@@ -14,6 +14,7 @@ use serde::{Deserialize, Serialize};
 use crate::commands::{self, CancelFlag, Io, MemIo};
 use crate::connection::{self, DeviceStream, ServiceHost};
 use crate::layout;
+use crate::records::Records;
 use crate::render::{Frame, RenderCache};
 use crate::services;
 use crate::shell;
@@ -92,7 +93,7 @@ struct Recording {
 /// State shared by every connection and the handle.
 pub(crate) struct Shared {
     state: Mutex<PhoneState>,
-    log: Mutex<Vec<CommandRecord>>,
+    log: Mutex<Records>,
     log_file: Option<Mutex<File>>,
     seq: AtomicU64,
     render: RenderCache,
@@ -267,7 +268,7 @@ impl VirtualPhone {
         };
         let shared = Arc::new(Shared {
             state: Mutex::new(state),
-            log: Mutex::new(Vec::new()),
+            log: Mutex::new(Records::default()),
             log_file,
             seq: AtomicU64::new(0),
             render: RenderCache::default(),
@@ -349,13 +350,14 @@ impl PhoneHandle {
         self.shared.serial.clone()
     }
 
-    /// Everything received so far, oldest first.
+    fn log(&self) -> std::sync::MutexGuard<'_, Records> {
+        self.shared.log.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// What was received, oldest first: the newest [`KEPT`](crate::records::KEPT) records
+    /// (the `--log` file has them all).
     pub fn commands(&self) -> Vec<CommandRecord> {
-        self.shared
-            .log
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .clone()
+        self.log().recent()
     }
 
     /// Shell/exec records only (no sync requests, framebuffer or refused opens).
@@ -366,12 +368,17 @@ impl PhoneHandle {
             .collect()
     }
 
-    /// Records flagged as injection attempts.
+    /// Records flagged as injection attempts, oldest first: every one received (up to
+    /// [`INJECTIONS_KEPT`](crate::records::INJECTIONS_KEPT)), also those
+    /// [`commands`](Self::commands) no longer holds.
     pub fn injections(&self) -> Vec<CommandRecord> {
-        self.commands()
-            .into_iter()
-            .filter(|r| r.injection)
-            .collect()
+        self.log().injections()
+    }
+
+    /// How many injection attempts were received, also past those
+    /// [`injections`](Self::injections) keeps.
+    pub fn injection_count(&self) -> u64 {
+        self.log().injection_count()
     }
 
     /// Number of live host connections (adb servers or direct clients).
@@ -385,11 +392,7 @@ impl PhoneHandle {
 
     /// Forgets the in-process log (the `--log` file is kept).
     pub fn clear_log(&self) {
-        self.shared
-            .log
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .clear();
+        self.log().clear();
     }
 
     /// A snapshot of the state.
@@ -504,4 +507,40 @@ pub fn load_state(path: &std::path::Path) -> io::Result<PhoneState> {
         serde_json::from_value(base).map_err(|e| io::Error::new(io::ErrorKind::InvalidData, e))?;
     crate::scenario::refresh_launcher(&mut state);
     Ok(state)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::records::KEPT;
+
+    #[test]
+    fn a_long_session_keeps_the_newest_records_and_every_injection() {
+        let phone = VirtualPhone::start(PhoneConfig::default()).unwrap();
+        let mut io = MemIo::default();
+        phone.shared.run_line("shell:", "echo hi; reboot", &mut io);
+        for _ in 0..KEPT + 20 {
+            phone
+                .shared
+                .run_line("shell:", "'getprop' 'ro.serialno'", &mut io);
+            io.output.clear();
+        }
+        let log = phone.commands();
+        assert_eq!(log.len(), KEPT, "the log holds at most {KEPT} records");
+        assert!(
+            log.iter().all(|r| !r.injection),
+            "the injection left the ring"
+        );
+        assert_eq!(log.last().unwrap().seq, KEPT as u64 + 21);
+        assert_eq!(phone.shell_commands().len(), KEPT);
+        let inj = phone.injections();
+        assert_eq!(
+            inj.len(),
+            1,
+            "the first command's injection is still reported"
+        );
+        assert_eq!(inj[0].seq, 1);
+        assert_eq!(inj[0].command, "echo hi; reboot");
+        assert_eq!(phone.injection_count(), 1);
+    }
 }

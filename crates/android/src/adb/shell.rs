@@ -16,6 +16,9 @@
 //! that have no `shell_v2`, so `adb_client` used v1 on them as well. Everything else
 //! (file transfer, installs) stays with `adb_client`.
 //!
+//! A call takes at most `limit` bytes of output ([`super::cap`]): past it, the call hangs up
+//! as below and says the output was [`Fit::Cut`].
+//!
 //! A call can be hung up from another thread ([`Hangup`]): its connection is closed, the
 //! server closes the device's stream, and adbd ends the command. The caller uses that when
 //! it stops waiting (a passed deadline, a cancelled tool call), so a command that hangs on
@@ -31,6 +34,7 @@ use std::sync::{Mutex, MutexGuard};
 
 use adb_client::RustADBError;
 
+use super::cap::Fit;
 use super::host::{Reply, exchange, fits};
 use super::transport::AdbResult;
 
@@ -92,14 +96,16 @@ fn hung_up() -> RustADBError {
 }
 
 /// Runs `cmd` (already quoted shell text) on `serial` through the server at `server`,
-/// writing its output to `out` as it arrives, until the command ends or `hangup` is used.
+/// writing its output to `out` as it arrives, until the command ends, `hangup` is used, or
+/// `limit` bytes were written (then the connection is closed, which ends the command).
 pub(crate) fn shell(
     server: SocketAddrV4,
     serial: &str,
     cmd: &str,
     out: &mut dyn Write,
+    limit: usize,
     hangup: &Hangup,
-) -> AdbResult<()> {
+) -> AdbResult<Fit> {
     let service = format!("shell:{cmd}");
     fits(&service)?;
     if hangup.is_hung_up() {
@@ -108,8 +114,10 @@ pub(crate) fn shell(
     let mut conn = TcpStream::connect(server)?;
     conn.set_nodelay(true)?;
     hangup.attach(&conn)?;
-    let done = converse(&mut conn, serial, &service, out);
+    let done = converse(&mut conn, serial, &service, out, limit);
     hangup.detach();
+    // Closing the connection (here, before returning) is what stops a cut command.
+    drop(conn);
     if hangup.is_hung_up() {
         // What arrived before is not the whole output.
         return Err(hung_up());
@@ -122,18 +130,29 @@ fn converse(
     serial: &str,
     service: &str,
     out: &mut dyn Write,
-) -> AdbResult<()> {
+    limit: usize,
+) -> AdbResult<Fit> {
     request(conn, &format!("host:transport:{serial}"))?;
     request(conn, service)?;
     let mut buf = [0u8; 64 * 1024];
+    let mut left = limit;
     loop {
         match conn.read(&mut buf) {
-            Ok(0) => return Ok(()),
-            Ok(n) => out.write_all(&buf[..n])?,
+            Ok(0) => return Ok(Fit::Whole),
+            Ok(n) if n > left => {
+                out.write_all(&buf[..left])?;
+                return Ok(Fit::Cut);
+            }
+            Ok(n) => {
+                out.write_all(&buf[..n])?;
+                left -= n;
+            }
             Err(e) => match e.kind() {
                 io::ErrorKind::Interrupted => {}
                 // A device that goes away mid-stream ends the output, as in adb_client's v1.
-                io::ErrorKind::UnexpectedEof | io::ErrorKind::BrokenPipe => return Ok(()),
+                io::ErrorKind::UnexpectedEof | io::ErrorKind::BrokenPipe => {
+                    return Ok(Fit::Whole);
+                }
                 _ => return Err(e.into()),
             },
         }
@@ -206,6 +225,7 @@ pub(crate) mod tests {
             "emulator-5554",
             "'screencap' '-p'",
             &mut out,
+            usize::MAX,
             &Hangup::default(),
         )
         .unwrap();
@@ -222,7 +242,7 @@ pub(crate) mod tests {
     fn a_refusal_carries_the_servers_message() {
         let (addr, h) = server(vec![b"FAIL0018device 'ghost' not found"], Vec::new());
         let mut out = Vec::new();
-        let e = shell(addr, "ghost", "true", &mut out, &Hangup::default()).unwrap_err();
+        let e = shell(addr, "ghost", "true", &mut out, 1024, &Hangup::default()).unwrap_err();
         assert!(
             matches!(&e, RustADBError::ADBRequestFailed(m) if m == "device 'ghost' not found"),
             "{e:?}"
@@ -235,9 +255,65 @@ pub(crate) mod tests {
     fn a_garbled_reply_is_an_error_not_output() {
         let (addr, h) = server(vec![b"OKAY", b"HUH?"], b"ignored".to_vec());
         let mut out = Vec::new();
-        let e = shell(addr, "s", "true", &mut out, &Hangup::default()).unwrap_err();
+        let e = shell(addr, "s", "true", &mut out, 1024, &Hangup::default()).unwrap_err();
         assert!(e.to_string().contains("HUH?"), "{e}");
         assert!(out.is_empty());
+        h.join().unwrap();
+    }
+
+    /// A server that accepts the shell and then sends `line` again and again, as a
+    /// `logcat` without `-d` or a broken server does, until the client hangs up or
+    /// `give_up` bytes were sent (so a test without a cap still ends). Reports the bytes
+    /// it sent.
+    pub(crate) fn endless_server(
+        line: &'static [u8],
+        give_up: usize,
+    ) -> (SocketAddrV4, JoinHandle<usize>) {
+        let l = TcpListener::bind((Ipv4Addr::LOCALHOST, 0)).unwrap();
+        let std::net::SocketAddr::V4(addr) = l.local_addr().unwrap() else {
+            unreachable!()
+        };
+        let h = std::thread::spawn(move || {
+            let (mut c, _) = l.accept().unwrap();
+            for _ in 0..2 {
+                let mut len = [0u8; 4];
+                c.read_exact(&mut len).unwrap();
+                let len = usize::from_str_radix(std::str::from_utf8(&len).unwrap(), 16).unwrap();
+                c.read_exact(&mut vec![0u8; len]).unwrap();
+                c.write_all(b"OKAY").unwrap();
+            }
+            let chunk = line.repeat((64 * 1024 / line.len()).max(1));
+            let mut sent = 0;
+            while sent < give_up && c.write_all(&chunk).is_ok() {
+                sent += chunk.len();
+            }
+            sent
+        });
+        (addr, h)
+    }
+
+    #[test]
+    fn endless_output_is_cut_at_the_limit_and_the_command_stopped() {
+        const LIMIT: usize = 1 << 20;
+        const GIVE_UP: usize = 512 << 20;
+        let (addr, server) = endless_server(b"I/tag: again and again\n", GIVE_UP);
+        let mut out = Vec::new();
+        let fit = shell(addr, "s", "'logcat'", &mut out, LIMIT, &Hangup::default()).unwrap();
+        assert_eq!(fit, Fit::Cut);
+        assert_eq!(out.len(), LIMIT, "exactly what fits is kept");
+        let sent = server.join().unwrap();
+        // The server's writes failed once the call hung up: it sent the limit and what the
+        // sockets' buffers held, far from its own stop.
+        assert!(sent < 64 << 20, "the server sent {sent} bytes");
+    }
+
+    #[test]
+    fn output_that_ends_below_the_limit_is_whole() {
+        let (addr, h) = server(vec![b"OKAY", b"OKAY"], vec![b'x'; 1000]);
+        let mut out = Vec::new();
+        let fit = shell(addr, "s", "true", &mut out, 1000, &Hangup::default()).unwrap();
+        assert_eq!(fit, Fit::Whole);
+        assert_eq!(out.len(), 1000);
         h.join().unwrap();
     }
 
@@ -277,7 +353,7 @@ pub(crate) mod tests {
         let h2 = hangup.clone();
         let call = std::thread::spawn(move || {
             let mut out = Vec::new();
-            let r = shell(addr, "s", "'sleep' '100'", &mut out, &h2);
+            let r = shell(addr, "s", "'sleep' '100'", &mut out, 1024, &h2);
             (r, out)
         });
         std::thread::sleep(std::time::Duration::from_millis(200));
@@ -302,7 +378,7 @@ pub(crate) mod tests {
         let std::net::SocketAddr::V4(addr) = l.local_addr().unwrap() else {
             unreachable!()
         };
-        let e = shell(addr, "s", "true", &mut Vec::new(), &hangup).unwrap_err();
+        let e = shell(addr, "s", "true", &mut Vec::new(), 1024, &hangup).unwrap_err();
         assert!(e.to_string().contains("stopped"), "{e}");
         l.set_nonblocking(true).unwrap();
         assert!(l.accept().is_err(), "no connection is opened");
@@ -313,7 +389,7 @@ pub(crate) mod tests {
         let (addr, h) = server(vec![b"OKAY", b"OKAY"], b"done\n".to_vec());
         let hangup = Hangup::default();
         let mut out = Vec::new();
-        shell(addr, "s", "true", &mut out, &hangup).unwrap();
+        shell(addr, "s", "true", &mut out, 1024, &hangup).unwrap();
         hangup.hang_up();
         h.join().unwrap();
         assert_eq!(out, b"done\n");
@@ -328,6 +404,7 @@ pub(crate) mod tests {
             "s",
             &"a".repeat(70_000),
             &mut Vec::new(),
+            1024,
             &Hangup::default(),
         )
         .unwrap_err();

@@ -19,6 +19,7 @@ use adb_client::server_device::ADBServerDevice;
 use adb_client::{ADBDeviceExt, RustADBError};
 use mobile_device::{DeviceError, ProgressFn, Result};
 
+use super::cap::{self, Cap, Fit, Past};
 pub(crate) use super::shell::Hangup;
 
 /// A blocking failure, before it is given a device-specific message.
@@ -101,22 +102,37 @@ pub(crate) struct Link {
 }
 
 impl Link {
-    /// Runs a shell command and returns its output (stdout and stderr together).
-    pub(crate) fn shell(&self, cmd: &str, hangup: &Hangup) -> AdbResult<Vec<u8>> {
+    /// Runs a shell command and returns its output (stdout and stderr together), at most
+    /// `cap` of it (see [`Link::shell_to`]).
+    pub(crate) fn shell(&self, cmd: &str, cap: Cap, hangup: &Hangup) -> AdbResult<Vec<u8>> {
         let mut out = Vec::new();
-        self.shell_to(cmd, &mut out, hangup)?;
+        self.shell_to(cmd, &mut out, cap, hangup)?;
         Ok(out)
     }
 
     /// Runs one shell command, writing its output to `out` as it arrives; `hangup` ends it
-    /// early.
+    /// early. Past `cap.bytes` the command is stopped, and then `out` ends with
+    /// [`cap::note`] ([`Past::Note`]) or the call fails ([`Past::Fail`]).
     pub(crate) fn shell_to(
         &self,
         cmd: &str,
         out: &mut dyn std::io::Write,
+        cap: Cap,
         hangup: &Hangup,
     ) -> AdbResult<()> {
-        super::shell::shell(self.addr, &self.serial, cmd, out, hangup)
+        match super::shell::shell(self.addr, &self.serial, cmd, out, cap.bytes, hangup)? {
+            Fit::Whole => Ok(()),
+            Fit::Cut => {
+                tracing::warn!(serial = %self.serial, what = cap.what, limit = cap.bytes, "device output cut");
+                match cap.past {
+                    Past::Note => Ok(out.write_all(cap::note(cap).as_bytes())?),
+                    Past::Fail => Err(RustADBError::IOError(io::Error::new(
+                        io::ErrorKind::FileTooLarge,
+                        cap::too_long(cap),
+                    ))),
+                }
+            }
+        }
     }
 
     /// Pushes a local file; returns the bytes sent. Setting `cancel` stops it at the next
@@ -253,11 +269,19 @@ struct Sink {
 }
 
 impl Write for Sink {
+    /// Keeps at most [`Cap::SHELL`] of the reply; past it the write fails, which ends
+    /// `adb_client`'s reader (and so the wait) instead of buffering without end.
     fn write(&mut self, b: &[u8]) -> io::Result<usize> {
-        self.buf
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .extend_from_slice(b);
+        let mut buf = self.buf.lock().unwrap_or_else(|p| p.into_inner());
+        let room = Cap::SHELL.bytes.saturating_sub(buf.len());
+        if b.len() > room {
+            buf.extend_from_slice(&b[..room]);
+            return Err(io::Error::new(
+                io::ErrorKind::FileTooLarge,
+                cap::too_long(Cap::SHELL),
+            ));
+        }
+        buf.extend_from_slice(b);
         Ok(b.len())
     }
     fn flush(&mut self) -> io::Result<()> {
@@ -300,7 +324,7 @@ impl<T: Write> Write for Counting<T> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::adb::shell::tests::silent_server;
+    use crate::adb::shell::tests::{endless_server, silent_server};
     use std::time::Duration;
 
     fn server_link(addr: SocketAddrV4) -> Link {
@@ -311,7 +335,7 @@ mod tests {
     }
 
     fn sleeper(link: &Link, hangup: &Hangup) -> Result<Vec<u8>> {
-        link.shell("'sleep' '100'", hangup)
+        link.shell("'sleep' '100'", Cap::SHELL, hangup)
             .map_err(|e| DeviceError::backend(e.to_string()))
     }
 
@@ -345,6 +369,75 @@ mod tests {
             .await
             .unwrap();
         assert!(closed_after < Duration::from_secs(5), "{closed_after:?}");
+    }
+
+    #[test]
+    fn endless_output_is_what_fits_and_a_note() {
+        let (addr, server) = endless_server(b"more\n", 512 << 20);
+        let out = server_link(addr)
+            .shell("'logcat'", Cap::SHELL, &Hangup::default())
+            .unwrap();
+        let note = cap::note(Cap::SHELL);
+        assert_eq!(out.len(), Cap::SHELL.bytes + note.len());
+        assert!(out.ends_with(note.as_bytes()));
+        assert!(server.join().unwrap() < 64 << 20, "the command was stopped");
+    }
+
+    #[test]
+    fn endless_output_where_a_cut_is_wrong_is_an_error() {
+        let (addr, server) = endless_server(b"\x89PNG", 512 << 20);
+        let mut out = Vec::new();
+        let e = server_link(addr)
+            .shell_to("'screencap' '-p'", &mut out, Cap::PNG, &Hangup::default())
+            .unwrap_err();
+        assert!(
+            e.to_string()
+                .contains("more than 64 MiB for a PNG screenshot"),
+            "{e}"
+        );
+        assert_eq!(
+            out.len(),
+            Cap::PNG.bytes,
+            "nothing is buffered past the cap"
+        );
+        assert!(
+            server.join().unwrap() < 128 << 20,
+            "the command was stopped"
+        );
+    }
+
+    #[test]
+    fn a_raw_frame_without_end_is_refused_and_the_capture_stopped() {
+        use crate::parse::screencap::{HEADER_V2, RawFrameSink};
+        use mobile_device::{OutputFormat, ScreenshotOptions};
+        // A 4x3 RGBA header (with dataspace); the server repeats it, so pixels never end.
+        const HEADER: &[u8] = b"\x04\0\0\0\x03\0\0\0\x01\0\0\0\0\0\0\0";
+        let (addr, server) = endless_server(HEADER, 512 << 20);
+        let opts = ScreenshotOptions {
+            max_size: None,
+            scale: None,
+            format: OutputFormat::Png,
+        };
+        let mut sink = RawFrameSink::new(opts, HEADER_V2);
+        let e = server_link(addr)
+            .shell_to("'screencap'", &mut sink, Cap::RAW_FRAME, &Hangup::default())
+            .unwrap_err();
+        assert!(e.to_string().contains("more than the 4x3 frame"), "{e}");
+        assert!(server.join().unwrap() < 64 << 20, "the capture was stopped");
+    }
+
+    #[test]
+    fn an_installs_endless_reply_is_capped() {
+        let (done_tx, _done_rx) = std::sync::mpsc::channel::<()>();
+        let buf = Arc::new(Mutex::new(Vec::new()));
+        let mut sink = Sink {
+            buf: buf.clone(),
+            _done: done_tx,
+        };
+        let chunk = vec![b'x'; 64 * 1024];
+        let failed = (0..100).find(|_| sink.write_all(&chunk).is_err());
+        assert!(failed.is_some(), "the sink refuses more than its cap");
+        assert_eq!(buf.lock().unwrap().len(), Cap::SHELL.bytes);
     }
 
     #[test]

@@ -10,7 +10,7 @@ use mobile_device::{
 
 use super::AndroidDevice;
 use super::errors::adb_error;
-use crate::adb::{output, run_transfer};
+use crate::adb::{Cap, output, run_transfer};
 use crate::parse;
 use crate::quote::command;
 
@@ -18,7 +18,7 @@ impl AndroidDevice {
     /// 1 round trip: `cmd package query-activities -a MAIN -c LAUNCHER`.
     pub(super) async fn list_apps(&self) -> Result<Vec<App>> {
         let out = self
-            .sh(
+            .sh_cap(
                 "listing apps",
                 command(&[
                     "cmd",
@@ -29,6 +29,7 @@ impl AndroidDevice {
                     "-c",
                     "android.intent.category.LAUNCHER",
                 ])?,
+                Cap::LISTING,
             )
             .await?;
         if output::CMD_PACKAGE_QUERY.failed(&out) {
@@ -209,18 +210,20 @@ impl AndroidDevice {
     /// `dumpsys window windows`, only on old builds that print no focus there.
     pub(super) async fn foreground_app(&self) -> Result<ForegroundApp> {
         let out = self
-            .sh(
+            .sh_cap(
                 "reading the foreground app",
                 command(&["dumpsys", "window", "displays"])?,
+                Cap::LISTING,
             )
             .await?;
         if let Some(app) = parse::window::parse_focus(&out) {
             return Ok(app);
         }
         let out = self
-            .sh(
+            .sh_cap(
                 "reading the foreground app",
                 command(&["dumpsys", "window", "windows"])?,
+                Cap::LISTING,
             )
             .await?;
         parse::window::parse_focus(&out).ok_or_else(|| {

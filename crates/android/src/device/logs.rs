@@ -3,8 +3,24 @@
 use mobile_device::{Crash, DeviceError, LogEntry, LogField, LogQuery, NextStep, Result};
 
 use super::AndroidDevice;
+use crate::adb::Cap;
+use crate::adb::cap::split_note;
 use crate::parse;
 use crate::quote::command;
+
+/// The entry that says the log was cut (the cap's note).
+fn note_entry(note: &str) -> LogEntry {
+    LogEntry {
+        timestamp: None,
+        pid: None,
+        process: None,
+        tag: Some("mobile-mcp".into()),
+        level: Some("W".into()),
+        subsystem: None,
+        category: None,
+        message: note.to_string(),
+    }
+}
 
 fn crash_command() -> Result<String> {
     command(&["logcat", "-b", "crash", "-d", "-v", "threadtime"])
@@ -40,8 +56,14 @@ impl AndroidDevice {
         } else {
             String::new()
         };
-        let log = self.sh("reading the device log", command(&logcat)?).await?;
-        let log = log.as_str();
+        let log = self
+            .sh_cap("reading the device log", command(&logcat)?, Cap::LOG)
+            .await?;
+        let (mut log, cut) = split_note(&log);
+        if cut.is_some() {
+            // The cut ends inside a line: drop that part of an entry.
+            log = &log[..log.rfind('\n').map_or(0, |i| i + 1)];
+        }
         let names = parse::logcat::parse_ps_names(&ps);
         let mut entries = parse::logcat::parse_threadtime(log);
         if wants_process {
@@ -51,12 +73,19 @@ impl AndroidDevice {
         }
         entries.retain(|e| query.filters.iter().all(|f| f.matches(e)));
         let skip = entries.len().saturating_sub(limit);
-        Ok(entries.split_off(skip))
+        let mut entries = entries.split_off(skip);
+        if let Some(note) = cut {
+            // Last, where a reader of the newest entries looks, and past every filter.
+            entries.push(note_entry(note));
+        }
+        Ok(entries)
     }
 
     /// 1 round trip: `logcat -b crash -d -v threadtime`.
     pub(super) async fn crashes(&self) -> Result<Vec<Crash>> {
-        let out = self.sh("listing crashes", crash_command()?).await?;
+        let out = self
+            .sh_cap("listing crashes", crash_command()?, Cap::LOG)
+            .await?;
         Ok(parse::logcat::parse_crashes(&out)
             .into_iter()
             .map(|c| c.crash)
@@ -65,7 +94,9 @@ impl AndroidDevice {
 
     /// 1 round trip: the crash buffer again, then the crash with this id.
     pub(super) async fn crash(&self, id: &str) -> Result<String> {
-        let out = self.sh("reading a crash", crash_command()?).await?;
+        let out = self
+            .sh_cap("reading a crash", crash_command()?, Cap::LOG)
+            .await?;
         parse::logcat::parse_crashes(&out)
             .into_iter()
             .find(|c| c.crash.id == id)
@@ -77,5 +108,52 @@ impl AndroidDevice {
                 )
                 .then(NextStep::ListCrashes)
             })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::adb::Link;
+    use crate::adb::shell::tests::endless_server;
+
+    #[tokio::test]
+    async fn an_endless_log_gives_the_entries_that_fit_and_a_note() {
+        // An adb server that streams logcat output without end.
+        let (addr, server) = endless_server(
+            b"01-02 03:04:05.678  1234  1234 I Tag: a line of the log\n",
+            1 << 30,
+        );
+        let device = AndroidDevice::new(
+            "s".into(),
+            Link {
+                addr,
+                serial: "s".into(),
+            },
+        );
+        let query = LogQuery {
+            limit: 5,
+            filters: Vec::new(),
+        };
+        let entries = device.logs(&query).await.unwrap();
+        assert_eq!(entries.len(), 6, "{entries:?}");
+        assert!(
+            entries[..5]
+                .iter()
+                .all(|e| e.message == "a line of the log")
+        );
+        let note = &entries[5];
+        assert_eq!(note.tag.as_deref(), Some("mobile-mcp"));
+        assert!(
+            note.message.contains("the device log was cut at 16 MiB"),
+            "{note:?}"
+        );
+        let sent = tokio::task::spawn_blocking(move || server.join().unwrap())
+            .await
+            .unwrap();
+        assert!(
+            sent < 64 << 20,
+            "the log command was stopped after {sent} bytes"
+        );
     }
 }

@@ -25,7 +25,7 @@ use mobile_device::{
 };
 use tokio::sync::{Mutex, OnceCell};
 
-use crate::adb::{Link, run_shell};
+use crate::adb::{Cap, Link, run_shell};
 use crate::capture::{Route, RouteChooser};
 use crate::parse::screencap::HEADER_V2;
 use input::check_input_output;
@@ -77,21 +77,26 @@ impl AndroidDevice {
         adb_error(&self.id, &self.link, what, e)
     }
 
-    /// One shell session; the output as bytes.
-    async fn sh_bytes(&self, what: &str, cmd: String) -> Result<Vec<u8>> {
+    /// One shell session; the output as bytes, at most `cap` of it.
+    async fn sh_bytes(&self, what: &str, cmd: String, cap: Cap) -> Result<Vec<u8>> {
         tracing::debug!(device = %self.id, %cmd, "shell");
         let id = self.id.clone();
         let what_owned = what.to_string();
         run_shell(&self.link, what, move |link, hangup| {
-            link.shell(&cmd, hangup)
+            link.shell(&cmd, cap, hangup)
                 .map_err(|e| adb_error(&id, link, &what_owned, e))
         })
         .await
     }
 
-    /// One shell session; the output as text.
+    /// One shell session of an ordinary command ([`Cap::SHELL`]); the output as text.
     async fn sh(&self, what: &str, cmd: String) -> Result<String> {
-        let out = self.sh_bytes(what, cmd).await?;
+        self.sh_cap(what, cmd, Cap::SHELL).await
+    }
+
+    /// One shell session; the output as text, at most `cap` of it.
+    async fn sh_cap(&self, what: &str, cmd: String, cap: Cap) -> Result<String> {
+        let out = self.sh_bytes(what, cmd, cap).await?;
         Ok(String::from_utf8_lossy(&out).into_owned())
     }
 
@@ -99,10 +104,11 @@ impl AndroidDevice {
     /// chained with `;` in one session: the test phone (like any strict auditor of
     /// what reaches `sh`) treats an unquoted operator as an injection, and one command
     /// per session keeps every line a single quoted argv.
-    async fn sh_seq(&self, what: &str, cmds: &[String]) -> Result<String> {
+    /// Each output is capped at `cap`.
+    async fn sh_seq(&self, what: &str, cmds: &[String], cap: Cap) -> Result<String> {
         let mut all = String::new();
         for c in cmds {
-            let out = self.sh(what, c.clone()).await?;
+            let out = self.sh_cap(what, c.clone(), cap).await?;
             all.push_str(&out);
             if !all.ends_with('\n') {
                 all.push('\n');

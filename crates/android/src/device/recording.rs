@@ -7,7 +7,7 @@ use mobile_device::{DeviceError, DevicePath, Recording, RecordingOptions, Result
 
 use super::AndroidDevice;
 use crate::adb::output::first_lines;
-use crate::adb::{AdbResult, Hangup};
+use crate::adb::{AdbResult, Cap, Hangup};
 use crate::quote::command;
 
 pub(super) struct ActiveRecording {
@@ -48,7 +48,7 @@ impl AndroidDevice {
             .name("screenrecord".into())
             .spawn(move || {
                 // Stopped with `pkill -INT` (so the file is finalized), never hung up.
-                let _ = tx.send(link.shell(&cmd, &Hangup::default()));
+                let _ = tx.send(link.shell(&cmd, Cap::SHELL, &Hangup::default()));
             })
             .map_err(|e| DeviceError::backend(format!("cannot start the recorder: {e}")))?;
         // A recorder that fails (missing binary, no permission) ends at once.

@@ -10,7 +10,7 @@ use mobile_device::{
 use super::AndroidDevice;
 use super::errors::adb_error;
 use crate::adb::output::{self, first_lines};
-use crate::adb::{Link, run_shell};
+use crate::adb::{Cap, Link, run_shell};
 use crate::capture::Route;
 use crate::parse;
 use crate::parse::screencap::{RawFrameSink, RawOutcome};
@@ -65,9 +65,10 @@ impl AndroidDevice {
             .displays
             .get_or_try_init(|| async {
                 let out = self
-                    .sh(
+                    .sh_cap(
                         "listing displays",
                         command(&["dumpsys", "SurfaceFlinger", "--display-id"])?,
+                        Cap::LISTING,
                     )
                     .await?;
                 Ok::<_, DeviceError>(parse::display::parse_display_ids(&out))
@@ -97,10 +98,10 @@ impl AndroidDevice {
         let mut used_file = false;
         for attempt in 0..6 {
             let out = if used_file {
-                self.sh_seq("reading the screen's elements", &file_route)
+                self.sh_seq("reading the screen's elements", &file_route, Cap::UI_DUMP)
                     .await?
             } else {
-                self.sh("reading the screen's elements", tty.clone())
+                self.sh_cap("reading the screen's elements", tty.clone(), Cap::UI_DUMP)
                     .await?
             };
             match parse::ui::extract_xml(&out) {
@@ -163,7 +164,7 @@ impl AndroidDevice {
                 let cmd = command(&argv)?;
                 let id = self.id.clone();
                 let sink = run_shell(&self.link, "taking a screenshot", move |link, hangup| {
-                    link.shell_to(&cmd, &mut sink, hangup)
+                    link.shell_to(&cmd, &mut sink, Cap::RAW_FRAME, hangup)
                         .map_err(|e| adb_error(&id, link, "taking a screenshot", e))?;
                     Ok(sink)
                 })
@@ -186,7 +187,7 @@ impl AndroidDevice {
         argv.insert(1, "-p".into());
         let started = Instant::now();
         let bytes = self
-            .sh_bytes("taking a screenshot", command(&argv)?)
+            .sh_bytes("taking a screenshot", command(&argv)?, Cap::PNG)
             .await?;
         if route == Route::Png {
             self.capture_route.record(Route::Png, started.elapsed());
@@ -233,6 +234,7 @@ impl AndroidDevice {
                     command(&["settings", "put", "system", "accelerometer_rotation", "0"])?,
                     command(&["settings", "put", "system", "user_rotation", n])?,
                 ],
+                Cap::SHELL,
             )
             .await?;
         if let Err(said) = output::SETTINGS_PUT.check(&out) {

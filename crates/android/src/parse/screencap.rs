@@ -152,6 +152,20 @@ impl Write for RawFrameSink {
             }
         }
         self.body += buf.len();
+        if let Some(frame) = &self.frame {
+            let pixels = frame.width as usize * frame.height as usize * 4;
+            // The other header layout would leave this many more bytes of pixels; past
+            // that the device sends more than its header says, perhaps without end.
+            if self.body > pixels + (HEADER_V2 - HEADER_V1) {
+                return Err(io::Error::new(
+                    io::ErrorKind::FileTooLarge,
+                    format!(
+                        "the device sent more than the {}x{} frame its header gives ({pixels} bytes of pixels)",
+                        frame.width, frame.height
+                    ),
+                ));
+            }
+        }
         if let Some(frame) = &mut self.frame {
             let row_len = frame.width as usize * 4;
             while !buf.is_empty() {
@@ -251,6 +265,26 @@ mod tests {
             feed(&raw(4, 3, 2, true), HEADER_V1, 7),
             RawOutcome::OtherHeader(HEADER_V2)
         ));
+    }
+
+    #[test]
+    fn a_frame_longer_than_its_header_says_is_refused() {
+        let opts = ScreenshotOptions {
+            max_size: None,
+            scale: None,
+            format: OutputFormat::Png,
+        };
+        let mut sink = RawFrameSink::new(opts, HEADER_V2);
+        // A 4x3 frame's header, then pixels without end.
+        let mut start = raw(4, 3, 1, true);
+        start.truncate(HEADER_V2);
+        sink.write_all(&start).unwrap();
+        let chunk = [9u8; 10];
+        let sent = (0..1_000).find(|_| sink.write_all(&chunk).is_err());
+        let e = sink.write_all(&chunk).unwrap_err();
+        assert!(e.to_string().contains("more than the 4x3 frame"), "{e}");
+        // 48 bytes of pixels and 4 of slack for the other layout: refused in the 6th chunk.
+        assert_eq!(sent, Some(5));
     }
 
     #[test]
