@@ -1,9 +1,13 @@
 //! Where tools may read and write files on this machine.
 //!
 //! Screenshots, recordings, logs and pulled files are written, and installed or pushed
-//! files are read, only under the allowed roots (by default the working directory and
-//! the temp directory; `--files-root` replaces them). Paths are resolved through
-//! symlinks before the check, so a link cannot lead outside a root.
+//! files are read, only under the allowed roots (`--files-root` replaces them). By default
+//! they are the working directory and the temp directory; but a working directory that is
+//! `/` or the home folder (where some MCP hosts start their servers) would put every file
+//! in scope, so then a per-user folder (`$XDG_DATA_HOME/mobile-mcp`, else
+//! `~/.local/share/mobile-mcp`) takes its place. The server says at start-up which roots
+//! are in force. Paths are resolved through symlinks before the check, so a link cannot
+//! lead outside a root.
 //!
 //! Every local write goes through one [`WriteTarget`]: the bytes go to a new temporary
 //! file in the target's folder (created exclusively, so a link planted at its name is
@@ -24,14 +28,33 @@ pub struct FileRoots {
 }
 
 impl FileRoots {
-    /// The working directory and the temp directory.
+    /// The default roots for this process (see the module doc); the per-user folder is
+    /// created when it is used.
     pub fn defaults() -> Self {
-        let mut roots = Vec::new();
-        if let Ok(cwd) = std::env::current_dir() {
-            roots.push(cwd);
+        let home = std::env::var_os("HOME").map(PathBuf::from);
+        let data = std::env::var_os("XDG_DATA_HOME").map(PathBuf::from);
+        let roots = default_roots(
+            std::env::current_dir().ok(),
+            home,
+            data,
+            std::env::temp_dir(),
+        );
+        if let Some(own) = roots.iter().find(|r| r.ends_with("mobile-mcp")) {
+            let _ = std::fs::create_dir_all(own);
         }
-        roots.push(std::env::temp_dir());
         Self::new(roots)
+    }
+
+    /// The roots in force, for the start-up line.
+    pub fn describe(&self) -> String {
+        if self.roots.is_empty() {
+            return "none (no allowed folder exists)".to_string();
+        }
+        self.roots
+            .iter()
+            .map(|r| r.display().to_string())
+            .collect::<Vec<_>>()
+            .join(", ")
     }
 
     /// These folders, canonicalized; one that does not exist is left out.
@@ -326,9 +349,75 @@ impl Drop for Staged {
     }
 }
 
+/// The default roots: the working directory unless it is `/` or the home folder, then a
+/// per-user folder instead; and the temp directory.
+fn default_roots(
+    cwd: Option<PathBuf>,
+    home: Option<PathBuf>,
+    xdg_data: Option<PathBuf>,
+    tmp: PathBuf,
+) -> Vec<PathBuf> {
+    let same = |a: &Path, b: &Path| {
+        let c = |p: &Path| std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf());
+        c(a) == c(b)
+    };
+    let too_wide = |d: &Path| d.parent().is_none() || home.as_deref().is_some_and(|h| same(d, h));
+    let mut roots = Vec::new();
+    match cwd {
+        Some(d) if !too_wide(&d) => roots.push(d),
+        _ => {
+            let data = xdg_data
+                .filter(|p| p.is_absolute())
+                .or_else(|| home.as_ref().map(|h| h.join(".local/share")));
+            if let Some(data) = data {
+                roots.push(data.join("mobile-mcp"));
+            }
+        }
+    }
+    roots.push(tmp);
+    roots
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_working_directory_of_slash_or_home_is_not_a_root() {
+        let tmp = PathBuf::from("/tmp");
+        let home = Some(PathBuf::from("/home/u"));
+        let roots = |cwd: &str, data: Option<&str>| {
+            default_roots(
+                Some(PathBuf::from(cwd)),
+                home.clone(),
+                data.map(PathBuf::from),
+                tmp.clone(),
+            )
+        };
+        assert_eq!(
+            roots("/work/proj", None),
+            vec![PathBuf::from("/work/proj"), tmp.clone()]
+        );
+        assert_eq!(
+            roots("/", None),
+            vec![
+                PathBuf::from("/home/u/.local/share/mobile-mcp"),
+                tmp.clone()
+            ]
+        );
+        assert_eq!(
+            roots("/home/u", Some("/data")),
+            vec![PathBuf::from("/data/mobile-mcp"), tmp.clone()]
+        );
+        // A relative XDG_DATA_HOME is ignored, as the spec says.
+        assert_eq!(
+            roots("/home/u", Some("rel")),
+            vec![
+                PathBuf::from("/home/u/.local/share/mobile-mcp"),
+                tmp.clone()
+            ]
+        );
+    }
 
     #[test]
     fn writes_only_under_roots_with_the_right_extension() {

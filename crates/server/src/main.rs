@@ -140,6 +140,10 @@ fn options(cli: &Cli) -> anyhow::Result<ServerOptions> {
         }
         FileRoots::new(cli.files_roots.clone())
     };
+    tracing::info!(
+        "local files are read and written only under: {} (--files-root DIR to choose)",
+        files.describe()
+    );
     Ok(ServerOptions {
         url_policy,
         files,
