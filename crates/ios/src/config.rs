@@ -59,10 +59,9 @@ impl IosConfig {
                 resolve(&p, path),
                 format!("{XCRUN_ENV}={}", PathBuf::from(&p).display()),
             ),
-            None => (
-                find_on_path("xcrun", path),
-                format!("PATH ({})", path.to_string_lossy()),
-            ),
+            // Say where it was looked for, not the host's whole PATH (a device listing is
+            // read by a model and may be shown to anyone).
+            None => (find_on_path("xcrun", path), "PATH".to_string()),
         };
         let idb = match idb.filter(|v| !v.is_empty()) {
             Some(p) => resolve(&p, path),
@@ -127,6 +126,14 @@ fn is_executable(p: &Path) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn what_was_searched_does_not_print_the_path() {
+        let path = OsString::from("/home/someone/secret-project/bin:/usr/bin");
+        let c = IosConfig::from_vars(None, None, &path);
+        assert_eq!(c.searched, "PATH");
+        assert!(!c.searched.contains("secret"), "{}", c.searched);
+    }
 
     #[test]
     fn env_overrides_and_path_lookup() {
