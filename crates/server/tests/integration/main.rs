@@ -15,3 +15,4 @@ mod logging;
 mod real_device;
 mod router;
 mod stdio_catalogue;
+mod stdio_framing;
