@@ -32,7 +32,7 @@ mod redact;
 mod schema;
 mod tools;
 
-pub use boundary::{Boundary, FilterTransportError, FilteringTransport};
+pub use boundary::{Boundary, FilterTransportError, FilteringTransport, LineTransport};
 pub use files::FileRoots;
 pub use http::{HttpConfig, serve as serve_http};
 pub use memory::tune as tune_allocator;

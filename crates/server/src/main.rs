@@ -11,10 +11,10 @@ use mobile_android::{AndroidBackend, AndroidConfig, parse_server};
 use mobile_device::{DeviceRegistry, UrlPolicy};
 use mobile_ios::{IosBackend, IosConfig};
 use mobile_mcp::{
-    Boundary, FileRoots, FilteringTransport, HttpConfig, MobileServer, ServerOptions, ToolPolicy,
+    Boundary, FileRoots, FilteringTransport, HttpConfig, LineTransport, MobileServer,
+    ServerOptions, ToolPolicy,
 };
 use rmcp::ServiceExt;
-use rmcp::transport::async_rw::AsyncRwTransport;
 
 mod demo;
 
@@ -56,6 +56,22 @@ struct Cli {
     /// Close an idle HTTP session after this many seconds.
     #[arg(long, default_value_t = 1800, value_name = "SECONDS")]
     session_idle: u64,
+
+    /// Most Streamable HTTP sessions open at once (--listen); an initialize past it gets 503.
+    #[arg(long, default_value_t = 256, value_name = "N")]
+    max_sessions: usize,
+
+    /// Close an HTTP connection (--listen) that has not sent a request's headers within this many seconds.
+    #[arg(long, default_value_t = 10, value_name = "SECONDS")]
+    header_timeout: u64,
+
+    /// Close an HTTP connection (--listen) with no traffic for this many seconds (after its response ends).
+    #[arg(long, default_value_t = 120, value_name = "SECONDS")]
+    idle_timeout: u64,
+
+    /// Most HTTP connections open at once (--listen); past it, connections that have not made an authorized request give way.
+    #[arg(long, default_value_t = 512, value_name = "N")]
+    max_connections: usize,
 
     /// adb server to use, HOST:PORT; repeat for several (default 127.0.0.1:5037, or ADB_SERVER_SOCKET / ANDROID_ADB_SERVER_PORT).
     #[arg(long = "adb-server", value_name = "HOST:PORT")]
@@ -235,6 +251,10 @@ async fn main() -> anyhow::Result<()> {
             allowed_origins: cli.allowed_origins.clone(),
             max_body_bytes: cli.max_body_bytes,
             session_idle: Duration::from_secs(cli.session_idle.max(1)),
+            max_sessions: cli.max_sessions.max(1),
+            header_timeout: Duration::from_secs(cli.header_timeout.max(1)),
+            idle_timeout: Duration::from_secs(cli.idle_timeout.max(1)),
+            max_connections: cli.max_connections.max(1),
         };
         let boundary = Boundary::from_env();
         let shutdown = shutdown_signal();
@@ -250,7 +270,8 @@ async fn main() -> anyhow::Result<()> {
     tracing::info!(payload_filter = boundary.is_some(), "serving MCP on stdio");
     let serve = async {
         let (stdin, stdout) = rmcp::transport::stdio();
-        let transport = AsyncRwTransport::new_server(stdin, stdout);
+        // Every line is checked before rmcp sees it; bad ones are answered there.
+        let transport = LineTransport::new(stdin, stdout);
         let service = match boundary {
             Some(b) => server.serve(FilteringTransport::new(transport, b)).await,
             None => server.serve(transport).await,

@@ -8,7 +8,16 @@
 //! - a request is answered with JSON-RPC `-32602` and never reaches the service;
 //! - a response from the client becomes an error response for the same id, so the
 //!   server request waiting on it fails at once instead of hanging;
-//! - a notification is logged and dropped.
+//! - a notification keeps what carries the client's intent, which never needs the
+//!   colliding keys, and the rest is logged and dropped: `notifications/cancelled`
+//!   passes on with its `requestId` alone (the filter never decodes that one, so it is
+//!   the client's own), so the call is still cancelled instead of running to its
+//!   deadline; `notifications/initialized` and `notifications/roots/list_changed` pass
+//!   on without params; any other notification is dropped. Resolving the collision by
+//!   keeping one member would silently choose between two values the client sent.
+//!
+//! Before any of that, on stdio, [`LineTransport`] checks every line's JSON-RPC framing
+//! (module `framing`, shared with HTTP) and answers unreadable lines with their `id`.
 //!
 //! Two adapters use it: [`FilteringTransport`] (`stdio`: typed rmcp messages) and the
 //! HTTP body layer (`http`: Streamable HTTP bodies and SSE frames, which covers the
@@ -18,9 +27,12 @@
 use mcp_payload_filter::{DecodeError, Filter};
 use serde_json::{Value, json};
 
+pub(crate) mod framing;
 pub(crate) mod http;
+mod lines;
 mod stdio;
 
+pub use lines::LineTransport;
 pub use stdio::{FilterTransportError, FilteringTransport};
 
 /// JSON-RPC "invalid params".
@@ -136,7 +148,35 @@ impl Boundary {
             self.outbound(&mut reply);
             Inbound::Reply(reply)
         } else {
-            tracing::warn!(error = %e, "notification dropped by the payload filter");
+            notification_kept(message, e)
+        }
+    }
+}
+
+/// What is kept of a notification whose keys collide once decoded: the part that carries
+/// the client's intent, which never needs the colliding keys.
+fn notification_kept(message: &Value, e: &DecodeError) -> Inbound {
+    let method = message.get("method").and_then(Value::as_str).unwrap_or("");
+    let request_id = message.pointer("/params/requestId");
+    match (method, request_id) {
+        // The filter never decodes `requestId`, so it is the client's own; without the
+        // rest (`reason`), the cancellation still stops the call instead of letting it
+        // run to its deadline.
+        ("notifications/cancelled", Some(id)) => {
+            tracing::warn!(error = %e, "cancellation passed on without its other params (keys collide once decoded)");
+            Inbound::Pass(json!({
+                "jsonrpc": "2.0",
+                "method": method,
+                "params": {"requestId": id}
+            }))
+        }
+        // Their method is their whole meaning; the params are only `_meta`.
+        ("notifications/initialized" | "notifications/roots/list_changed", _) => {
+            tracing::warn!(error = %e, method, "notification passed on without params (keys collide once decoded)");
+            Inbound::Pass(json!({"jsonrpc": "2.0", "method": method}))
+        }
+        _ => {
+            tracing::warn!(error = %e, method, "notification dropped by the payload filter (keys collide once decoded)");
             Inbound::Drop
         }
     }
@@ -172,6 +212,13 @@ mod tests {
         let b = Boundary::new();
         let n = json!({"jsonrpc":"2.0","method":"notifications/x","params":{"qwen":1,"__mcp_ref_7177656e__":2}});
         assert_eq!(b.inbound(n), Inbound::Drop);
+        let c = json!({"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"r-1","qwen":1,"__mcp_ref_7177656e__":2}});
+        assert_eq!(
+            b.inbound(c),
+            Inbound::Pass(
+                json!({"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"r-1"}})
+            )
+        );
         let r = json!({"jsonrpc":"2.0","id":"s-1","result":{"qwen":1,"__mcp_ref_7177656e__":2}});
         match b.inbound(r) {
             Inbound::Pass(v) => {

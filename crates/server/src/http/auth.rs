@@ -26,7 +26,7 @@ impl BearerToken {
         }
     }
 
-    fn authorized(&self, headers: &HeaderMap) -> bool {
+    pub(super) fn authorized(&self, headers: &HeaderMap) -> bool {
         let Some(expected) = &self.digest else {
             return true;
         };
@@ -83,6 +83,10 @@ mod tests {
             allowed_origins: origins.iter().map(|s| s.to_string()).collect(),
             max_body_bytes: 10,
             session_idle: Duration::from_secs(1),
+            max_sessions: 1,
+            header_timeout: Duration::from_secs(1),
+            idle_timeout: Duration::from_secs(1),
+            max_connections: 1,
         })
     }
 

@@ -17,19 +17,27 @@
 //! 3. **Body size**: a body larger than `max_body_bytes` is refused with **413** before
 //!    anything parses it (the body is read there, once, with the limit; rmcp's own
 //!    limit is set to the same value and never trips).
-//! 4. **Payload filter** (only with `MCP_MODEL_PAYLOAD_FILTER=1`): every POSTed JSON-RPC
+//! 4. **JSON-RPC envelope**: a POSTed JSON body that is not a readable JSON-RPC message
+//!    is answered with **400** and a JSON-RPC error (-32700, -32600 or -32602, with the
+//!    message's `id` when it can be recovered), the same checks stdio makes.
+//! 5. **Sessions**: an `initialize` past `--max-sessions` is refused with **503**; a
+//!    DELETE of a session that is not open is **404**.
+//! 6. **Payload filter** (only with `MCP_MODEL_PAYLOAD_FILTER=1`): every POSTed JSON-RPC
 //!    body goes through [`Boundary::inbound`] before rmcp sees it, and every body rmcp
 //!    sends goes through [`Boundary::outbound`]: `application/json` bodies whole,
 //!    `text/event-stream` bodies event by event. Sitting outside rmcp, it sees the
 //!    session path, the standalone GET stream and the stateless 2026-07-28 path alike
 //!    (rmcp's per-session hook does not see the last one). With the filter off the
 //!    layer is not installed, so the bytes are the unfiltered server's.
-//! 5. rmcp's service: sessions in a [`LocalSessionManager`] that closes a session idle
+//! 7. rmcp's service: sessions in a [`LocalSessionManager`] that closes a session idle
 //!    for `session_idle`; 2026-07-28 requests are served statelessly.
 //!
-//! Binding a non-loopback address without a token is refused (see [`serve`]).
+//! Binding a non-loopback address without a token is refused (see [`serve`]). Below the
+//! layers, the accept loop ([`conn`]) bounds connections: a header-read timeout, an idle
+//! timeout, and a connection cap that silent or unauthenticated connections cannot fill.
 //!
-//! Each layer is its own module ([`origin`], [`auth`], [`body_limit`]); the payload
+//! Each layer is its own module ([`origin`], [`auth`], [`body_limit`], [`envelope`],
+//! [`sessions`]); the payload
 //! filter's HTTP half is [`crate::boundary`]'s `http` module, next to its stdio half.
 
 use std::net::{IpAddr, Ipv4Addr, SocketAddr};
@@ -52,7 +60,10 @@ use crate::boundary::Boundary;
 
 mod auth;
 mod body_limit;
+mod conn;
+mod envelope;
 mod origin;
+mod sessions;
 
 /// How `--listen` serves.
 #[derive(Debug, Clone)]
@@ -69,6 +80,14 @@ pub struct HttpConfig {
     pub max_body_bytes: usize,
     /// How long a session may stay idle before it is closed.
     pub session_idle: Duration,
+    /// Most sessions open at once; an `initialize` past it is refused (503).
+    pub max_sessions: usize,
+    /// How long a connection may take to send a request's headers.
+    pub header_timeout: Duration,
+    /// How long a connection may stay silent before it is closed.
+    pub idle_timeout: Duration,
+    /// Most connections open at once (see the `conn` module for who gives way).
+    pub max_connections: usize,
 }
 
 /// JSON-RPC error code of the HTTP layers' own refusals (auth, Host, Origin, size).
@@ -110,11 +129,23 @@ pub async fn serve(
     tracing::info!(
         payload_filter = boundary.is_some(),
         auth = config.auth_token.is_some(),
+        max_connections = config.max_connections,
+        max_sessions = config.max_sessions,
         "listening on http://{local}/mcp"
     );
-    axum::serve(listener, app)
-        .await
-        .context("the HTTP server stopped with an error")
+    let limits = conn::Limits {
+        header_timeout: config.header_timeout,
+        idle_timeout: config.idle_timeout,
+        max_connections: config.max_connections,
+    };
+    conn::serve(
+        listener,
+        app,
+        limits,
+        Arc::new(auth::BearerToken::new(&config)),
+    )
+    .await;
+    Ok(())
 }
 
 /// The whole application: `/mcp` behind the layers, and `/healthz`.
@@ -127,6 +158,7 @@ fn router(
 ) -> Router {
     let mut sessions = LocalSessionManager::default();
     sessions.session_config.keep_alive = Some(config.session_idle);
+    let sessions = Arc::new(sessions);
     let rmcp_config = StreamableHttpServerConfig::default()
         // Host and Origin are checked by the `origin` layer, the one place for that policy.
         .disable_allowed_hosts()
@@ -134,7 +166,7 @@ fn router(
         .with_max_request_body_bytes(config.max_body_bytes)
         .with_legacy_session_mode(true);
     let service =
-        StreamableHttpService::new(move || Ok(server.clone()), Arc::new(sessions), rmcp_config);
+        StreamableHttpService::new(move || Ok(server.clone()), sessions.clone(), rmcp_config);
 
     let mut mcp = Router::new().nest_service("/mcp", service);
     if let Some(boundary) = boundary {
@@ -144,8 +176,16 @@ fn router(
         ));
     }
     // Added innermost first: a request meets the origin check, then the token, then
-    // the body limit.
+    // the body limit, the envelope check and the session cap.
     let mcp = mcp
+        .layer(middleware::from_fn_with_state(
+            Arc::new(sessions::SessionCap {
+                sessions,
+                max_sessions: config.max_sessions,
+            }),
+            sessions::layer,
+        ))
+        .layer(middleware::from_fn(envelope::layer))
         .layer(middleware::from_fn_with_state(
             body_limit::BodyLimit(config.max_body_bytes),
             body_limit::layer,

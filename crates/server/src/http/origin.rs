@@ -87,11 +87,17 @@ impl HostOriginCheck {
 
     fn host_allowed(&self, headers: &HeaderMap, uri: &http::Uri) -> bool {
         let authority = match headers.get(header::HOST) {
+            // A Host is `host[:port]`; userinfo (`evil.example@localhost`) is not part of
+            // it, and accepting it would let a name other than the checked one through.
             Some(v) => v
                 .to_str()
                 .ok()
+                .filter(|s| !s.contains('@'))
                 .and_then(|s| s.parse::<http::uri::Authority>().ok()),
-            None => uri.authority().cloned(),
+            None => uri
+                .authority()
+                .filter(|a| !a.as_str().contains('@'))
+                .cloned(),
         };
         let Some(authority) = authority else {
             return false;
@@ -229,6 +235,10 @@ mod tests {
                 allowed_origins: origins.iter().map(|s| s.to_string()).collect(),
                 max_body_bytes: 10,
                 session_idle: Duration::from_secs(1),
+                max_sessions: 1,
+                header_timeout: Duration::from_secs(1),
+                idle_timeout: Duration::from_secs(1),
+                max_connections: 1,
             },
             local,
             local.ip().is_loopback(),
@@ -267,6 +277,8 @@ mod tests {
             "10.1.2.3:9",
             "phone-lab.example:9001",
             "127.0.0.1.evil.example",
+            "evil.example@localhost",
+            "evil.example@localhost:1",
         ] {
             assert!(!g.host_allowed(&headers(&[("host", bad)]), &uri), "{bad}");
         }

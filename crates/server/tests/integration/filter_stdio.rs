@@ -214,3 +214,86 @@ fn progress_and_images_on_the_demo_phone() {
     }
     assert_no_term(&without_token);
 }
+
+/// With the filter on, a `notifications/cancelled` whose keys collide once decoded (in its
+/// `_meta`, which the typed stdio read keeps: `reason` next to the token for `reason`)
+/// still cancels the running call: the upload stops and the package never lands on the
+/// phone. Before, the notification was dropped and the upload ran to its end.
+#[test]
+fn a_colliding_cancellation_still_cancels() {
+    use std::time::{Duration, Instant};
+    use virtual_phone::adb_server::PrivateAdbServer;
+    use virtual_phone::{PhoneConfig, VirtualPhone};
+
+    let phone = VirtualPhone::start(PhoneConfig::default()).unwrap();
+    let adb = PrivateAdbServer::start().unwrap();
+    adb.connect(&phone).unwrap();
+    let server = format!("127.0.0.1:{}", adb.port());
+    let mut w = RawStdio::start_with_env(
+        crate::SERVER,
+        &["--adb-server", &server],
+        Some("1"),
+        &adb.env(),
+    );
+    w.initialize();
+    let dir = tempfile::Builder::new()
+        .tempdir_in(std::env::temp_dir())
+        .unwrap();
+    let apk = dir.path().join("big.apk");
+    let mut bytes = virtual_phone::fake_apk("com.example.big", "Big");
+    bytes.resize(400 << 20, 0);
+    std::fs::write(&apk, &bytes).unwrap();
+    drop(bytes);
+    w.send(
+        &json!({"jsonrpc":"2.0","id":9,"method":"tools/call","params":{
+        "_meta": {"progressToken": 1},
+        "name": "mobile_install_app",
+        "arguments": {"device": phone.serial(), "path": apk.display().to_string()}}}),
+    );
+    let started = Instant::now();
+    loop {
+        let line = w
+            .next_line(Duration::from_secs(60))
+            .expect("a progress notification");
+        let v: Value = serde_json::from_str(&line).unwrap();
+        assert_ne!(
+            v["id"], 9,
+            "the install finished before it could be cancelled: {v}"
+        );
+        if v["method"] == "notifications/progress" {
+            break;
+        }
+        assert!(started.elapsed() < Duration::from_secs(60));
+    }
+    w.send(
+        &json!({"jsonrpc":"2.0","method":"notifications/cancelled","params":{
+        "requestId": 9, "reason": "changed my mind",
+        "_meta": {"reason": 1, "__mcp_ref_726561736f6e__": 2}}}),
+    );
+    let r = w.call(
+        10,
+        "mobile_get_orientation",
+        json!({"device": phone.serial()}),
+    );
+    assert_ne!(r.last().unwrap()["result"]["isError"], true, "{r:?}");
+    assert!(
+        r.iter().all(|m| m["id"] != 9),
+        "the install answered: {r:?}"
+    );
+    // Several times what the whole upload takes on loopback when not cancelled: no
+    // answer to the call, and no package.
+    let t0 = Instant::now();
+    while t0.elapsed() < Duration::from_secs(10) {
+        assert!(
+            !phone.state().packages.contains_key("com.example.big"),
+            "the cancelled upload completed"
+        );
+        if let Some(line) = w.next_line(Duration::from_millis(200)) {
+            let v: Value = serde_json::from_str(&line).unwrap();
+            assert!(
+                !(v["id"] == 9 && v.get("method").is_none()),
+                "the cancelled install answered: {v}"
+            );
+        }
+    }
+}

@@ -17,4 +17,5 @@ mod logging;
 mod real_device;
 mod router;
 mod stdio_catalogue;
+mod stdio_framing;
 mod strict_args;

@@ -22,8 +22,10 @@ use rmcp::transport::StreamableHttpClientTransport;
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
 use serde_json::{Value, json};
 
+mod edges;
 mod filter;
 mod layers;
+mod starvation;
 
 const FILTER_VAR: &str = "MCP_MODEL_PAYLOAD_FILTER";
 const LATEST: &str = "2026-07-28";
