@@ -62,7 +62,7 @@ struct Cli {
     max_sessions: usize,
 
     /// Close an HTTP connection (--listen) that has not sent a request's headers within this many seconds.
-    #[arg(long, default_value_t = 10, value_name = "SECONDS")]
+    #[arg(long, default_value_t = 30, value_name = "SECONDS")]
     header_timeout: u64,
 
     /// Close an HTTP connection (--listen) with no traffic for this many seconds (after its response ends).
