@@ -206,6 +206,22 @@ fn registry(cli: &Cli) -> anyhow::Result<(DeviceRegistry, Option<demo::Demo>)> {
 /// Resolves on SIGTERM or Ctrl-C. The SIGTERM handler is installed when this is called,
 /// not when the future is first polled, so a signal sent as soon as the server says it
 /// is listening is not lost to the default action.
+/// What a person who starts the server in a terminal reads: it waits for an MCP client on
+/// stdin/stdout, and the one-line ways to connect one.
+fn terminal_greeting(exe: &str, demo: bool) -> String {
+    let args = if demo { " --demo" } else { "" };
+    let args_json = if demo { r#""--demo""# } else { "" };
+    format!(
+        "mobile-mcp {version}: an MCP server that lets AI agents operate Android phones and iOS simulators.\n\
+         It is waiting for an MCP client on stdin/stdout; typing here does nothing useful. Try it with:\n\
+         \x20 a web inspector: npx @modelcontextprotocol/inspector {exe}{args}\n\
+         \x20 Qwen Code:       qwen mcp add mobile {exe}{args}\n\
+         \x20 any MCP client:  {{\"mcpServers\": {{\"mobile\": {{\"command\": \"{exe}\", \"args\": [{args_json}]}}}}}} in its settings.json\n\
+         Streamable HTTP instead: {exe}{args} --listen 8080. Stop with Ctrl-C.",
+        version = env!("CARGO_PKG_VERSION"),
+    )
+}
+
 fn shutdown_signal() -> impl std::future::Future<Output = ()> {
     #[cfg(unix)]
     let term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()).ok();
@@ -268,6 +284,14 @@ async fn main() -> anyhow::Result<()> {
     let boundary = Boundary::from_env();
     let shutdown = shutdown_signal();
     tracing::info!(payload_filter = boundary.is_some(), "serving MCP on stdio");
+    if std::io::IsTerminal::is_terminal(&std::io::stdin()) {
+        // A person ran it in a terminal: say what it is and how to try it (stderr only;
+        // stdout carries MCP messages).
+        let exe = std::env::current_exe()
+            .map(|p| p.display().to_string())
+            .unwrap_or_else(|_| "mobile-mcp".into());
+        eprintln!("{}", terminal_greeting(&exe, cli.demo));
+    }
     let serve = async {
         let (stdin, stdout) = rmcp::transport::stdio();
         // Every line is checked before rmcp sees it; bad ones are answered there.
@@ -290,4 +314,32 @@ async fn main() -> anyhow::Result<()> {
     // The stdin reader sits on a blocking thread that a runtime shutdown would wait
     // for; nothing is left to flush, so leave now.
     std::process::exit(0);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::terminal_greeting;
+
+    #[test]
+    fn the_terminal_greeting_says_what_to_do() {
+        let g = terminal_greeting("/opt/mobile-mcp", true);
+        assert!(g.contains("waiting for an MCP client"), "{g}");
+        assert!(
+            g.contains("npx @modelcontextprotocol/inspector /opt/mobile-mcp --demo"),
+            "{g}"
+        );
+        assert!(
+            g.contains("qwen mcp add mobile /opt/mobile-mcp --demo"),
+            "{g}"
+        );
+        assert!(
+            g.contains(
+                r#"{"mcpServers": {"mobile": {"command": "/opt/mobile-mcp", "args": ["--demo"]}}}"#
+            ),
+            "{g}"
+        );
+        let plain = terminal_greeting("/opt/mobile-mcp", false);
+        assert!(plain.contains(r#""args": []"#), "{plain}");
+        assert!(!plain.contains("--demo"), "{plain}");
+    }
 }

@@ -1,7 +1,9 @@
 //! What tools return: the records behind `structuredContent` (each with an object root,
 //! so every client version gets an `outputSchema`) and their short text renderings.
 
-use mobile_device::{App, Crash, Element, ForegroundApp, Listing, LogEntry, Orientation};
+use mobile_device::{
+    App, Crash, DeviceKind, Element, ForegroundApp, Listing, LogEntry, Orientation,
+};
 use rmcp::schemars::{self, JsonSchema};
 use serde::Serialize;
 
@@ -17,18 +19,17 @@ pub(crate) fn render_devices(listing: &Listing) -> String {
             if listing.devices.len() == 1 { "" } else { "s" }
         ));
         for d in &listing.devices {
-            let kind = serde_json::to_value(d.kind)
-                .ok()
-                .and_then(|v| v.as_str().map(str::to_string))
-                .unwrap_or_default();
-            out.push_str(&format!(
-                "\n- {}: {} ({} {}",
-                d.id, d.name, d.platform, kind
-            ));
+            // As people say it: "Pixel 7 (Android 14, real device, online)".
+            let kind = match d.kind {
+                DeviceKind::Real => "real device",
+                DeviceKind::Emulator => "emulator",
+                DeviceKind::Simulator => "simulator",
+            };
+            out.push_str(&format!("\n- {}: {} ({}", d.id, d.name, d.platform));
             if let Some(v) = &d.version {
                 out.push_str(&format!(" {v}"));
             }
-            out.push_str(&format!(", {})", d.state));
+            out.push_str(&format!(", {kind}, {})", d.state));
             if let Some(h) = &d.hint {
                 out.push_str(&format!(" — {h}"));
             }

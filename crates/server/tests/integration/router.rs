@@ -481,7 +481,7 @@ async fn results_carry_text_structure_and_images() {
     let s = r.structured_content.clone().unwrap();
     assert_eq!(s["devices"][0]["id"], "double-1");
     assert_eq!(s["devices"][0]["type"], "emulator");
-    assert!(text_of(&r).contains("double-1: Test Double (Android emulator 14, online)"));
+    assert!(text_of(&r).contains("double-1: Test Double (Android 14, emulator, online)"));
 
     let r = h
         .call("mobile_list_apps", json!({"device": "double-1"}))
