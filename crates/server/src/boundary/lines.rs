@@ -5,6 +5,10 @@
 //! ends the session. rmcp's own line codec cannot do this: it skips a line it cannot
 //! decode without a reply.
 //!
+//! A line may be at most [`MAX_LINE`] bytes: a longer one is not buffered past that (it is
+//! read to its end and dropped) and gets a -32700 reply, with its `id` when the part kept
+//! shows one, so a client that never sends a newline cannot grow the server's memory.
+//!
 //! All output goes through one writer task, so replies written here and messages the
 //! service sends never interleave within a line.
 
@@ -17,7 +21,10 @@ use serde_json::Value;
 use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
 use tokio::sync::{mpsc, oneshot};
 
-use super::framing::{self, Framed, INVALID_REQUEST};
+use super::framing::{self, Framed, INVALID_REQUEST, PARSE_ERROR};
+
+/// The longest line read (16 MiB, four times the HTTP body limit's default).
+pub(crate) const MAX_LINE: usize = 16 << 20;
 
 type Ack = oneshot::Sender<std::io::Result<()>>;
 
@@ -26,6 +33,8 @@ pub struct LineTransport<R> {
     reader: BufReader<R>,
     /// The line being read; kept here so a `receive` dropped mid-line loses nothing.
     line: Vec<u8>,
+    /// The line being read is longer than [`MAX_LINE`]: its rest is skipped.
+    too_long: bool,
     out: mpsc::UnboundedSender<(Vec<u8>, Option<Ack>)>,
 }
 
@@ -52,6 +61,7 @@ impl<R: AsyncRead + Unpin + Send> LineTransport<R> {
         LineTransport {
             reader: BufReader::new(reader),
             line: Vec::new(),
+            too_long: false,
             out,
         }
     }
@@ -91,11 +101,44 @@ impl<R: AsyncRead + Unpin + Send> Transport<RoleServer> for LineTransport<R> {
     async fn receive(&mut self) -> Option<RxJsonRpcMessage<RoleServer>> {
         loop {
             // Cancel-safe: what was read stays in `self.line` for the next call.
-            let n = self.reader.read_until(b'\n', &mut self.line).await.ok()?;
-            if n == 0 && self.line.is_empty() {
-                return None;
+            let (taken, ended) = {
+                let buf = self.reader.fill_buf().await.ok()?;
+                if buf.is_empty() {
+                    if self.line.is_empty() && !self.too_long {
+                        return None;
+                    }
+                    (0, true)
+                } else {
+                    let (chunk, ended) = match buf.iter().position(|&b| b == b'\n') {
+                        Some(i) => (&buf[..=i], true),
+                        None => (buf, false),
+                    };
+                    if !self.too_long {
+                        let room = MAX_LINE - self.line.len();
+                        if chunk.len() > room {
+                            self.line.extend_from_slice(&chunk[..room]);
+                            self.too_long = true;
+                        } else {
+                            self.line.extend_from_slice(chunk);
+                        }
+                    }
+                    (chunk.len(), ended)
+                }
+            };
+            self.reader.consume(taken);
+            if !ended {
+                continue;
             }
             let line = std::mem::take(&mut self.line);
+            if std::mem::take(&mut self.too_long) {
+                let id = framing::recover_id(&line).unwrap_or(Value::Null);
+                self.answer(&framing::error(
+                    id,
+                    PARSE_ERROR,
+                    &format!("Parse error: the line is longer than {MAX_LINE} bytes"),
+                ));
+                continue;
+            }
             let trimmed = line.trim_ascii();
             if trimmed.is_empty() {
                 continue;
@@ -115,5 +158,40 @@ impl<R: AsyncRead + Unpin + Send> Transport<RoleServer> for LineTransport<R> {
 
     fn close(&mut self) -> impl Future<Output = Result<(), Self::Error>> + Send {
         std::future::ready(Ok(()))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A reader that yields `head`, then `fill` bytes of filler, then `tail`.
+    fn long_input(head: &[u8], fill: usize, tail: &[u8]) -> std::io::Cursor<Vec<u8>> {
+        let mut v = head.to_vec();
+        v.resize(head.len() + fill, b' ');
+        v.extend_from_slice(tail);
+        std::io::Cursor::new(v)
+    }
+
+    #[tokio::test]
+    async fn a_line_past_the_cap_is_answered_and_the_next_one_served() {
+        let head = br#"{"jsonrpc":"2.0","id":7,"method":"ping","params":{"x":""#;
+        let tail = b"\"}}\n{\"jsonrpc\":\"2.0\",\"id\":8,\"method\":\"ping\"}\n";
+        let input = long_input(head, MAX_LINE + 10, tail);
+        let (out_w, mut out_r) = tokio::io::duplex(1 << 16);
+        let mut t = LineTransport::new(input, out_w);
+        // The long line is not passed on; the ping after it is.
+        let next = t.receive().await.expect("the message after the long line");
+        let v = serde_json::to_value(&next).unwrap();
+        assert_eq!(v["id"], 8, "{v}");
+        assert!(t.line.capacity() <= 2 * MAX_LINE);
+        drop(t);
+        let mut replies = String::new();
+        tokio::io::AsyncReadExt::read_to_string(&mut out_r, &mut replies)
+            .await
+            .unwrap();
+        let reply: Value = serde_json::from_str(replies.lines().next().unwrap()).unwrap();
+        assert_eq!(reply["id"], 7, "{reply}");
+        assert_eq!(reply["error"]["code"], PARSE_ERROR, "{reply}");
     }
 }
