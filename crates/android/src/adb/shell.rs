@@ -261,6 +261,20 @@ pub(crate) mod tests {
         h.join().unwrap();
     }
 
+    /// Accepts one connection and answers `OKAY` to its two requests (the transport
+    /// switch and the shell), as an adb server does before the command's output.
+    fn accept_shell(l: &TcpListener) -> std::net::TcpStream {
+        let (mut c, _) = l.accept().unwrap();
+        for _ in 0..2 {
+            let mut len = [0u8; 4];
+            c.read_exact(&mut len).unwrap();
+            let len = usize::from_str_radix(std::str::from_utf8(&len).unwrap(), 16).unwrap();
+            c.read_exact(&mut vec![0u8; len]).unwrap();
+            c.write_all(b"OKAY").unwrap();
+        }
+        c
+    }
+
     /// A server that accepts the shell and then sends `line` again and again, as a
     /// `logcat` without `-d` or a broken server does, until the client hangs up or
     /// `give_up` bytes were sent (so a test without a cap still ends). Reports the bytes
@@ -274,14 +288,7 @@ pub(crate) mod tests {
             unreachable!()
         };
         let h = std::thread::spawn(move || {
-            let (mut c, _) = l.accept().unwrap();
-            for _ in 0..2 {
-                let mut len = [0u8; 4];
-                c.read_exact(&mut len).unwrap();
-                let len = usize::from_str_radix(std::str::from_utf8(&len).unwrap(), 16).unwrap();
-                c.read_exact(&mut vec![0u8; len]).unwrap();
-                c.write_all(b"OKAY").unwrap();
-            }
+            let mut c = accept_shell(&l);
             let chunk = line.repeat((64 * 1024 / line.len()).max(1));
             let mut sent = 0;
             while sent < give_up && c.write_all(&chunk).is_ok() {
@@ -327,14 +334,7 @@ pub(crate) mod tests {
             unreachable!()
         };
         let h = std::thread::spawn(move || {
-            let (mut c, _) = l.accept().unwrap();
-            for _ in 0..2 {
-                let mut len = [0u8; 4];
-                c.read_exact(&mut len).unwrap();
-                let len = usize::from_str_radix(std::str::from_utf8(&len).unwrap(), 16).unwrap();
-                c.read_exact(&mut vec![0u8; len]).unwrap();
-                c.write_all(b"OKAY").unwrap();
-            }
+            let mut c = accept_shell(&l);
             c.write_all(partial).unwrap();
             let t = std::time::Instant::now();
             c.set_read_timeout(Some(std::time::Duration::from_secs(10)))
