@@ -201,47 +201,10 @@ fn garbage_on_stdin_gets_clear_errors_and_the_server_keeps_serving() {
 /// phone, and the server answers the next call.
 #[test]
 fn a_cancelled_install_stops_pushing() {
-    let phone = VirtualPhone::start(PhoneConfig::default()).unwrap();
-    let adb = PrivateAdbServer::start().unwrap();
-    adb.connect(&phone).unwrap();
-    let server = format!("127.0.0.1:{}", adb.port());
-    let mut w = test_support::RawStdio::start_with_env(
-        crate::SERVER,
-        &["--adb-server", &server],
-        None,
-        &adb.env(),
-    );
-    w.initialize();
-    let dir = tempfile::Builder::new()
-        .tempdir_in(std::env::temp_dir())
-        .unwrap();
-    let apk = dir.path().join("big.apk");
-    let mut bytes = virtual_phone::fake_apk("com.example.big", "Big");
-    bytes.resize(400 << 20, 0);
-    std::fs::write(&apk, &bytes).unwrap();
-    drop(bytes);
-    w.send(
-        &json!({"jsonrpc":"2.0","id":9,"method":"tools/call","params":{
-        "_meta": {"progressToken": 1},
-        "name": "mobile_install_app",
-        "arguments": {"device": phone.serial(), "path": apk.display().to_string()}}}),
-    );
     // Cancel once the upload has begun (its first progress notification).
-    let started = Instant::now();
-    loop {
-        let line = w
-            .next_line(Duration::from_secs(60))
-            .expect("a progress notification");
-        let v: serde_json::Value = serde_json::from_str(&line).unwrap();
-        assert_ne!(
-            v["id"], 9,
-            "the install finished before it could be cancelled: {v}"
-        );
-        if v["method"] == "notifications/progress" {
-            break;
-        }
-        assert!(started.elapsed() < Duration::from_secs(60));
-    }
+    // Held whole, so the adb server and the package file live as long as the test.
+    let mut install = crate::big_install::started(None);
+    let (phone, w) = (&install.phone, &mut install.wire);
     w.send(&json!({"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":9,"reason":"changed my mind"}}));
     // The server still answers, and the package never appears.
     let r = w.call(
@@ -253,7 +216,10 @@ fn a_cancelled_install_stops_pushing() {
     let t0 = Instant::now();
     while t0.elapsed() < Duration::from_secs(5) {
         assert!(
-            !phone.state().packages.contains_key("com.example.big"),
+            !phone
+                .state()
+                .packages
+                .contains_key(crate::big_install::PACKAGE),
             "the cancelled upload completed"
         );
         std::thread::sleep(Duration::from_millis(100));

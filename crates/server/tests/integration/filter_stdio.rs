@@ -222,49 +222,10 @@ fn progress_and_images_on_the_demo_phone() {
 #[test]
 fn a_colliding_cancellation_still_cancels() {
     use std::time::{Duration, Instant};
-    use virtual_phone::adb_server::PrivateAdbServer;
-    use virtual_phone::{PhoneConfig, VirtualPhone};
 
-    let phone = VirtualPhone::start(PhoneConfig::default()).unwrap();
-    let adb = PrivateAdbServer::start().unwrap();
-    adb.connect(&phone).unwrap();
-    let server = format!("127.0.0.1:{}", adb.port());
-    let mut w = RawStdio::start_with_env(
-        crate::SERVER,
-        &["--adb-server", &server],
-        Some("1"),
-        &adb.env(),
-    );
-    w.initialize();
-    let dir = tempfile::Builder::new()
-        .tempdir_in(std::env::temp_dir())
-        .unwrap();
-    let apk = dir.path().join("big.apk");
-    let mut bytes = virtual_phone::fake_apk("com.example.big", "Big");
-    bytes.resize(400 << 20, 0);
-    std::fs::write(&apk, &bytes).unwrap();
-    drop(bytes);
-    w.send(
-        &json!({"jsonrpc":"2.0","id":9,"method":"tools/call","params":{
-        "_meta": {"progressToken": 1},
-        "name": "mobile_install_app",
-        "arguments": {"device": phone.serial(), "path": apk.display().to_string()}}}),
-    );
-    let started = Instant::now();
-    loop {
-        let line = w
-            .next_line(Duration::from_secs(60))
-            .expect("a progress notification");
-        let v: Value = serde_json::from_str(&line).unwrap();
-        assert_ne!(
-            v["id"], 9,
-            "the install finished before it could be cancelled: {v}"
-        );
-        if v["method"] == "notifications/progress" {
-            break;
-        }
-        assert!(started.elapsed() < Duration::from_secs(60));
-    }
+    // Held whole, so the adb server and the package file live as long as the test.
+    let mut install = crate::big_install::started(Some("1"));
+    let (phone, w) = (&install.phone, &mut install.wire);
     w.send(
         &json!({"jsonrpc":"2.0","method":"notifications/cancelled","params":{
         "requestId": 9, "reason": "changed my mind",

@@ -7,6 +7,7 @@ pub(crate) const SERVER: &str = env!("CARGO_BIN_EXE_mobile-mcp");
 
 mod android_e2e;
 mod annotations_doc;
+mod big_install;
 mod faults;
 mod file_roots;
 mod filter_stdio;
