@@ -46,8 +46,9 @@ use std::io::{self, Read, Write};
 use std::path::Path;
 
 pub use screen::SPRINGBOARD;
+pub use idb::idb_can_type;
 pub use state::{
-    BOOTED_UDID, FakeApp, FakeLog, IosState, NOTES_BUNDLE, NOTES_NAME, SHUTDOWN_UDID, Simulator,
+    BOOTED_UDID, FakeAlert, FakeApp, FakeLog, IDB_1_1, IDB_1_5, IosState, NOTES_BUNDLE, NOTES_NAME, SHUTDOWN_UDID, Simulator,
     UNAVAILABLE_UDID, UiElement, default_state,
 };
 
@@ -247,3 +248,5 @@ pub(crate) fn wait_for_sigint() -> u32 {
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_profiles;

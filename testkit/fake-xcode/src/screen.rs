@@ -23,32 +23,63 @@ impl Simulator {
         Some(self.shown.get(fg).cloned().unwrap_or_else(|| fg.clone()))
     }
 
-    /// The elements below the `Application` element.
+    /// The elements below the `Application` element, with a system alert on top.
     pub fn visible(&self) -> Vec<UiElement> {
-        match self.screen_key() {
+        let mut es = match self.screen_key() {
             Some(key) => self.screens.get(&key).cloned().unwrap_or_default(),
             None => self.home_screen(),
+        };
+        if let Some(a) = &self.alert {
+            es.extend(alert_elements(&a.title, self.points()));
+        }
+        es
+    }
+
+    /// The size `simctl io screenshot` writes, in points: the portrait framebuffer
+    /// unless the profile turns captures with the interface.
+    pub fn capture_points(&self) -> (u32, u32) {
+        if self.screenshot_follows_rotation {
+            self.points()
+        } else {
+            (self.width_points, self.height_points)
         }
     }
 
+    /// The home screen as idb prints it on a real simulator
+    /// (`fixtures/ios/describe-all-flat-homescreen.json`): every icon is a `Button`
+    /// whose id is the app's name, and the page control is a `Slider`.
     fn home_screen(&self) -> Vec<UiElement> {
-        self.apps
+        let mut es: Vec<UiElement> = self
+            .apps
             .iter()
             .enumerate()
             .map(|(i, a)| {
                 let (col, row) = ((i % 4) as f64, (i / 4) as f64);
                 let mut e = UiElement::new(
-                    "Icon",
+                    "Button",
                     a.shown_name(),
                     (27.0 + col * 90.0, 80.0 + row * 100.0, 64.0, 64.0),
                 );
+                e.id = Some(a.shown_name().to_string());
+                e.value = Some(String::new());
                 e.on_tap = Some(format!("launch:{}", a.bundle_id));
                 e
             })
-            .collect()
+            .collect();
+        let (w, h) = self.points();
+        let mut pill = UiElement::new(
+            "Slider",
+            "Search",
+            (w as f64 / 2.0 - 40.0, h as f64 - 117.0, 80.0, 30.0),
+        );
+        pill.id = Some("spotlight-pill".into());
+        pill.value = Some("Page 1 of 1".into());
+        es.push(pill);
+        es
     }
 
-    /// The label of the `Application` element: the app's display name, or SpringBoard.
+    /// The label of the `Application` element: the app's display name, or on the
+    /// home screen a lone space, as captured (`describe-all-flat-homescreen.json`).
     pub fn application_label(&self) -> String {
         match &self.foreground {
             Some(fg) => self
@@ -57,7 +88,7 @@ impl Simulator {
                 .find(|a| &a.bundle_id == fg)
                 .map(|a| a.shown_name().to_string())
                 .unwrap_or_else(|| fg.clone()),
-            None => "SpringBoard".into(),
+            None => " ".into(),
         }
     }
 
@@ -79,12 +110,17 @@ impl Simulator {
 
     /// Taps at a point (portrait points); returns what was hit.
     pub fn tap(&mut self, x: f64, y: f64) -> Option<String> {
+        self.gestures.push(format!("tap {x},{y}"));
         let key = self.screen_key();
-        let mut elements = self.visible();
+        // An alert is modal: only its own buttons take taps.
+        let mut elements = match &self.alert {
+            Some(a) => alert_elements(&a.title, self.points()),
+            None => self.visible(),
+        };
         let path = hit_path(&elements, x, y)?;
         // Focus moves to a tapped text field.
         let hit = element_at(&mut elements, &path).clone();
-        if hit.kind.contains("TextField") {
+        if self.alert.is_none() && (hit.kind.contains("TextField") || hit.kind == "TextArea") {
             clear_focus(&mut elements);
             element_at(&mut elements, &path).focused = true;
             if let Some(k) = &key {
@@ -96,6 +132,16 @@ impl Simulator {
                 self.launch(&a["launch:".len()..], Vec::new());
             }
             Some("home") => self.foreground = None,
+            Some("alert:open") => {
+                if let Some(a) = self.alert.take() {
+                    if let Some((scheme, _)) = a.url.split_once(':') {
+                        self.approved_schemes.push(scheme.to_ascii_lowercase());
+                    }
+                    self.opened_urls.push(a.url);
+                    self.launch(&a.opens, Vec::new());
+                }
+            }
+            Some("alert:cancel") => self.alert = None,
             Some(a) if a.starts_with("show:") => {
                 if let Some(fg) = self.foreground.clone() {
                     let target = a["show:".len()..].to_string();
@@ -167,16 +213,40 @@ fn clear_focus(es: &mut [UiElement]) {
     }
 }
 
-fn role(kind: &str) -> (&'static str, &'static str) {
-    match kind {
-        "Application" => ("AXApplication", "application"),
-        "Button" => ("AXButton", "button"),
-        "Icon" => ("AXButton", "icon"),
-        "TextField" => ("AXTextField", "text field"),
-        "StaticText" => ("AXStaticText", "text"),
-        "Heading" => ("AXHeading", "heading"),
-        "Image" => ("AXImage", "image"),
-        "CheckBox" => ("AXCheckBox", "switch"),
+/// The "Open in “App”?" confirmation: a title and two buttons, centred.
+fn alert_elements(title: &str, (w, h): (u32, u32)) -> Vec<UiElement> {
+    let (x, y) = (w as f64 / 2.0 - 135.0, h as f64 / 2.0 - 60.0);
+    let mut cancel = UiElement::new("Button", "Cancel", (x, y + 76.0, 135.0, 44.0));
+    cancel.on_tap = Some("alert:cancel".into());
+    let mut open = UiElement::new("Button", "Open", (x + 135.0, y + 76.0, 135.0, 44.0));
+    open.on_tap = Some("alert:open".into());
+    vec![
+        UiElement::new("StaticText", title, (x, y, 270.0, 60.0)),
+        cancel,
+        open,
+    ]
+}
+
+/// `role` and `role_description` per `type`: the translator's roles
+/// (FBAXRoleVocabulary.swift `translatorRoleNames`) with AppKit's `AX` spelling, and
+/// the descriptions captured in `fixtures/ios/` where there is one.
+fn role(kind: &str, subrole: Option<&str>) -> (&'static str, &'static str) {
+    match (kind, subrole) {
+        ("Application", _) => ("AXApplication", "application"),
+        ("Button", _) => ("AXButton", "button"),
+        ("TextField", Some("AXSearchField")) => ("AXTextField", "search text field"),
+        ("TextField", Some("AXSecureTextField")) => ("AXTextField", "secure text field"),
+        ("TextField", _) => ("AXTextField", "text field"),
+        ("TextArea", _) => ("AXTextArea", "text entry area"),
+        ("StaticText", _) => ("AXStaticText", "text"),
+        ("Heading", _) => ("AXHeading", "heading"),
+        ("Image", _) => ("AXImage", "image"),
+        ("CheckBox", Some("AXSwitch")) => ("AXCheckBox", "switch"),
+        ("CheckBox", _) => ("AXCheckBox", "checkbox"),
+        ("RadioButton", _) => ("AXRadioButton", "radio button"),
+        ("PopUpButton", _) => ("AXPopUpButton", "pop up button"),
+        ("Slider", _) => ("AXSlider", "slider"),
+        ("Link", _) => ("AXLink", "link"),
         _ => ("AXGroup", "group"),
     }
 }
@@ -188,8 +258,9 @@ fn ax(
     value: Option<&str>,
     id: Option<&str>,
     (x, y, w, h): (f64, f64, f64, f64),
+    subrole: Option<&str>,
 ) -> Vec<(String, J)> {
-    let (role, desc) = role(kind);
+    let (role, desc) = role(kind, subrole);
     let f = |n: f64| {
         if n.fract() == 0.0 {
             format!("{}", n as i64)
@@ -228,7 +299,7 @@ fn ax(
         ("AXValue".into(), J::opt(value)),
         ("enabled".into(), J::Bool(true)),
         ("role".into(), J::s(role)),
-        ("subrole".into(), J::Null),
+        ("subrole".into(), J::opt(subrole)),
     ]
 }
 
@@ -239,6 +310,7 @@ fn element_json(e: &UiElement, nested: bool, out: &mut Vec<J>) -> J {
         e.value.as_deref(),
         e.id.as_deref(),
         (e.x, e.y, e.width, e.height),
+        e.subrole.as_deref(),
     );
     if nested {
         let kids = e
@@ -258,6 +330,41 @@ fn element_json(e: &UiElement, nested: bool, out: &mut Vec<J>) -> J {
     }
 }
 
+/// Adds the keys fb-idb 1.5's companion prints beside the 14 of 1.1.x: `pid` and
+/// `traits` (`fixtures/ios/describe-all-nested-axe-contacts.json`; facebook/idb
+/// FBSimulatorControlTests FBAccessibilitySerializationTests.swift).
+pub(crate) fn with_1_5_keys(j: J, pid: u32) -> J {
+    match j {
+        J::Arr(items) => J::Arr(items.into_iter().map(|i| with_1_5_keys(i, pid)).collect()),
+        J::Obj(pairs) => {
+            let mut out: Vec<(String, J)> = pairs
+                .into_iter()
+                .map(|(k, v)| {
+                    let v = if k == "children" { with_1_5_keys(v, pid) } else { v };
+                    (k, v)
+                })
+                .collect();
+            out.push(("pid".into(), J::Int(pid as i64)));
+            out.push(("traits".into(), J::Arr(vec![])));
+            J::Obj(out)
+        }
+        other => other,
+    }
+}
+
+/// SpringBoard's pid in the fake (the home screen's elements belong to it).
+pub(crate) const SPRINGBOARD_PID: u32 = 812;
+
+impl Simulator {
+    /// The pid of the process whose elements are shown.
+    pub(crate) fn front_pid(&self) -> u32 {
+        self.foreground
+            .as_ref()
+            .and_then(|f| self.running.get(f).copied())
+            .unwrap_or(SPRINGBOARD_PID)
+    }
+}
+
 /// `idb ui describe-all` (flat) or `--nested`.
 pub(crate) fn describe_all(sim: &Simulator, nested: bool) -> J {
     let (w, h) = sim.points();
@@ -268,6 +375,7 @@ pub(crate) fn describe_all(sim: &Simulator, nested: bool) -> J {
         None,
         None,
         (0.0, 0.0, w as f64, h as f64),
+        None,
     );
     let visible = sim.visible();
     if nested {
@@ -301,6 +409,7 @@ pub(crate) fn describe_point(sim: &Simulator, x: f64, y: f64) -> J {
         e.value.as_deref(),
         e.id.as_deref(),
         (e.x, e.y, e.width, e.height),
+        e.subrole.as_deref(),
     ))
 }
 
@@ -308,7 +417,7 @@ pub(crate) fn describe_point(sim: &Simulator, x: f64, y: f64) -> J {
 /// an empty frame.
 pub(crate) fn empty_tree() -> J {
     J::Arr(vec![
-        J::Obj(ax("", None, None, None, (0.0, 0.0, 0.0, 0.0))).with_null_type(),
+        J::Obj(ax("", None, None, None, (0.0, 0.0, 0.0, 0.0), None)).with_null_type(),
     ])
 }
 

@@ -203,7 +203,7 @@ fn uuid_like(seed: &str) -> String {
 
 /// Renders the current screen as a PNG of the simulator's pixel size.
 fn render_png(sim: &Simulator) -> Vec<u8> {
-    let (w, h) = sim.points();
+    let (w, h) = sim.capture_points();
     let (pw, ph) = (w * sim.scale, h * sim.scale);
     let shade = sim
         .foreground
@@ -458,7 +458,17 @@ pub(crate) fn run(state: &mut IosState, args: &[String], stdin: &[u8]) -> Reply 
             if flags.iter().any(|f| *f == "--terminate-running-process") {
                 s.running.remove(bid);
             }
-            let pid = s.launch(bid, rest[2..].to_vec());
+            // A running app is only brought to the front: it keeps the arguments it
+            // was started with, which is why callers that pass `-AppleLanguages`
+            // add `--terminate-running-process` (`simctl help launch`; see
+            // fixtures/SOURCES.md).
+            let pid = match s.running.get(bid).copied() {
+                Some(pid) => {
+                    s.foreground = Some(bid.clone());
+                    pid
+                }
+                None => s.launch(bid, rest[2..].to_vec()),
+            };
             Reply::out(format!("{bid}: {pid}\n"))
         }
         "terminate" => {
@@ -546,6 +556,24 @@ pub(crate) fn run(state: &mut IosState, args: &[String], stdin: &[u8]) -> Reply 
                     ),
                 );
             };
+            let sc = scheme.unwrap_or_default();
+            if !matches!(sc.as_str(), "http" | "https") && !s.approved_schemes.contains(&sc) {
+                // A custom scheme waits behind the system's "Open in “App”?"
+                // confirmation; simctl has delivered the URL and exits 0
+                // (expo/eas-cli#4274).
+                let name = s
+                    .apps
+                    .iter()
+                    .find(|a| a.bundle_id == handler)
+                    .map(|a| a.shown_name().to_string())
+                    .unwrap_or_default();
+                s.alert = Some(super::state::FakeAlert {
+                    title: format!("Open in “{name}”?"),
+                    opens: handler,
+                    url: url.clone(),
+                });
+                return Reply::ok();
+            }
             s.opened_urls.push(url.clone());
             s.launch(&handler, Vec::new());
             Reply::ok()

@@ -19,6 +19,29 @@ pub struct IosState {
     /// Runtime identifiers listed even when no simulator uses them (printed as `[\n\n    ]`).
     #[serde(default)]
     pub empty_runtimes: Vec<String>,
+    /// The fb-idb release the `idb` client (and its companion) behaves as:
+    /// [`IDB_1_1`] (no `ui rotate`, `ui multi-tap` or `ui key --command`) or
+    /// [`IDB_1_5`]. See `fixtures/SOURCES.md`.
+    #[serde(default = "default_idb")]
+    pub idb_version: String,
+}
+
+/// fb-idb 1.1.8 (August 2022), the release most users have.
+pub const IDB_1_1: &str = "1.1.8";
+/// fb-idb 1.5.0 (beta 3, August 2026), the first with `ui rotate` and `ui multi-tap`.
+pub const IDB_1_5: &str = "1.5.0";
+
+fn default_idb() -> String {
+    IDB_1_5.into()
+}
+
+impl IosState {
+    /// Whether the idb profile is 1.5 or later.
+    pub fn idb_1_5(&self) -> bool {
+        let mut parts = self.idb_version.split('.').map(|p| p.parse::<u32>().unwrap_or(0));
+        let (major, minor) = (parts.next().unwrap_or(0), parts.next().unwrap_or(0));
+        (major, minor) >= (1, 5)
+    }
 }
 
 fn default_home() -> String {
@@ -109,6 +132,33 @@ pub struct Simulator {
     /// gives right after a launch (set by tests).
     #[serde(default)]
     pub pending_empty_trees: u32,
+    /// Whether `simctl io screenshot` turns with the interface. False (the default) is
+    /// the raw framebuffer, portrait whatever the rotation (getsentry/XcodeBuildMCP#186);
+    /// true is an upright capture, as reported on Xcode 26 (software-mansion/argent#609).
+    #[serde(default)]
+    pub screenshot_follows_rotation: bool,
+    /// The system alert in front, e.g. the "Open in …?" confirmation of a custom URL
+    /// scheme (expo/eas-cli#4274).
+    #[serde(default)]
+    pub alert: Option<FakeAlert>,
+    /// URL schemes the user already confirmed (no alert the next time).
+    #[serde(default)]
+    pub approved_schemes: Vec<String>,
+    /// Gestures the simulator recognised, in order: `tap x,y`, `double-tap x,y`
+    /// (both taps in one idb HID stream), `paste`.
+    #[serde(default)]
+    pub gestures: Vec<String>,
+}
+
+/// A system alert over the current screen.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct FakeAlert {
+    /// The alert's title (`Open in “Qwen”?`).
+    pub title: String,
+    /// The app that opens when the user taps Open.
+    pub opens: String,
+    /// The URL waiting for the confirmation.
+    pub url: String,
 }
 
 fn first_pid() -> u32 {
@@ -193,6 +243,9 @@ pub struct UiElement {
     #[serde(default)]
     pub on_tap: Option<String>,
     #[serde(default)]
+    /// `subrole` (`AXSwitch`, `AXSearchField`, `AXSecureTextField`), where it has one.
+    pub subrole: Option<String>,
+    #[serde(default)]
     /// Nested elements (printed by `describe-all --nested`).
     pub children: Vec<UiElement>,
 }
@@ -211,8 +264,15 @@ impl UiElement {
             height,
             focused: false,
             on_tap: None,
+            subrole: None,
             children: Vec::new(),
         }
+    }
+
+    /// The same element with a subrole.
+    pub fn subrole(mut self, subrole: &str) -> Self {
+        self.subrole = Some(subrole.into());
+        self
     }
 
     fn id(mut self, id: &str) -> Self {
@@ -349,6 +409,17 @@ pub fn default_state() -> IosState {
         vec![
             UiElement::new("Button", "About", (20.0, 150.0, 362.0, 44.0))
                 .on_tap("show:com.apple.Preferences"),
+            // The element types idb's translator reports beyond buttons and text
+            // (facebook/idb FBSimulatorControl/Commands/FBAXRoleVocabulary.swift,
+            // `translatorRoleNames`, and the subroles in `translatorSubroleNames`).
+            UiElement::new("CheckBox", "Airplane Mode", (20.0, 200.0, 362.0, 44.0))
+                .subrole("AXSwitch")
+                .value("0"),
+            UiElement::new("RadioButton", "Light", (20.0, 250.0, 181.0, 44.0)).value("1"),
+            UiElement::new("PopUpButton", "Date Format", (20.0, 300.0, 362.0, 44.0))
+                .value("Automatic"),
+            UiElement::new("Slider", "Brightness", (20.0, 350.0, 362.0, 44.0)).value("50%"),
+            UiElement::new("TextArea", "Notes", (20.0, 400.0, 362.0, 120.0)),
         ],
     );
     screens.insert("com.alibaba.qwen".to_string(), qwen_screen());
@@ -425,6 +496,10 @@ pub fn default_state() -> IosState {
         ],
         buttons: Vec::new(),
         pending_empty_trees: 0,
+        screenshot_follows_rotation: false,
+        alert: None,
+        approved_schemes: Vec::new(),
+        gestures: Vec::new(),
     };
     let ipad = Simulator {
         udid: SHUTDOWN_UDID.into(),
@@ -463,5 +538,6 @@ pub fn default_state() -> IosState {
         home: default_home(),
         simulators: vec![phone, ipad, old],
         empty_runtimes: vec!["com.apple.CoreSimulator.SimRuntime.watchOS-11-5".into()],
+        idb_version: default_idb(),
     }
 }
