@@ -120,6 +120,15 @@ pub(crate) fn generic(tool: &str, action: &str, out: &Output) -> DeviceError {
         .code
         .map(|c| format!("exit {c}"))
         .unwrap_or_else(|| "killed by a signal".to_string());
+    // A Python traceback (idb's `logger.exception("Exception thrown in main")`) ends
+    // with the exception, the one line the user needs; the frames before it are
+    // noise that would push it past any length cap.
+    if let Some(i) = out.stderr.find("Traceback (most recent call last):") {
+        let exception = last_line(&out.stderr[i..]);
+        return DeviceError::backend(format!(
+            "{tool} {action} failed ({code}): {exception} (the last line of its Python traceback)"
+        ));
+    }
     let detail: String = out
         .stderr
         .lines()
@@ -215,6 +224,30 @@ mod tests {
             let (_, code, stderr) = cases.iter().find(|c| c.0 == name).unwrap();
             assert_eq!(classify_simctl(Some(*code), stderr), want, "{name}");
         }
+    }
+
+    #[test]
+    fn a_traceback_is_reported_by_its_last_line() {
+        let mut stderr = String::from(
+            "2026-09-05 10:00:00,123 [ERROR] - root - Exception thrown in main\nTraceback (most recent call last):\n",
+        );
+        for n in 0..12 {
+            stderr.push_str(&format!(
+                "  File \"/opt/homebrew/lib/python3.11/site-packages/idb/frame{n}.py\", line {n}, in run\n    await something_long(args=args)\n"
+            ));
+        }
+        stderr.push_str("Exception: No keycode found for é\n");
+        let out = Output {
+            code: Some(1),
+            stdout: vec![],
+            stderr,
+        };
+        let e = idb_error("U1", "typing text", &out).to_string();
+        assert!(
+            e.contains("idb typing text failed (exit 1): Exception: No keycode found for é"),
+            "{e}"
+        );
+        assert!(!e.contains("frame3.py"), "{e}");
     }
 
     #[test]

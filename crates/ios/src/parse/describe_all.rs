@@ -36,6 +36,8 @@ pub struct AxNode {
     pub selected: bool,
     /// `role`.
     pub role: Option<String>,
+    /// `subrole` (`AXSwitch`, `AXSearchField`, `AXSecureTextField`, `AXTabButton`).
+    pub subrole: Option<String>,
     /// `pid` of the app the element belongs to.
     pub pid: Option<u32>,
     /// The nested elements (empty in a flat dump).
@@ -99,6 +101,7 @@ fn node(v: &Value) -> Result<AxNode, ParseError> {
         focused: b("focused", false),
         selected: b("selected", false) || traits.iter().any(|t| t.eq_ignore_ascii_case("selected")),
         role: s("role"),
+        subrole: s("subrole"),
         pid: obj
             .get("pid")
             .and_then(Value::as_u64)
@@ -153,6 +156,58 @@ pub fn application_label(roots: &[AxNode]) -> Option<&str> {
         .and_then(|n| n.label.as_deref())
 }
 
+/// The type the element list shows: idb's `type`, refined by the subrole where that
+/// is the better name (a `CheckBox` with subrole `AXSwitch` is a switch, a
+/// `TextField` with `AXSearchField` a search field: facebook/idb
+/// FBSimulatorControl/Commands/FBAXRoleVocabulary.swift, `translatorSubroleNames`).
+fn element_type(n: &AxNode) -> String {
+    let kind = n.kind.as_deref().unwrap_or("Other");
+    let sub = n.subrole.as_deref().map(|s| s.strip_prefix("AX").unwrap_or(s));
+    match (kind, sub) {
+        ("CheckBox", Some("Switch")) => "Switch",
+        ("TextField", Some("SearchField")) => "SearchField",
+        ("TextField", Some("SecureTextField")) => "SecureTextField",
+        ("Button", Some("TabButton")) => "Tab",
+        _ => kind,
+    }
+    .to_string()
+}
+
+/// Whether a tap (or typing, or sliding) does something on an element of this type:
+/// idb's own `interactableRoles` (FBAXRoleVocabulary.swift) plus the translator's
+/// `TextArea`, the older `Icon` and `TextView`, and the macOS-style
+/// `ComboBox`/`MenuButton`.
+fn is_actionable(kind: &str) -> bool {
+    matches!(
+        kind,
+        "Button"
+            | "Cell"
+            | "Link"
+            | "CheckBox"
+            | "Switch"
+            | "Toggle"
+            | "TextField"
+            | "SecureTextField"
+            | "SearchField"
+            | "TextView"
+            | "TextArea"
+            | "Icon"
+            | "Tab"
+            | "MenuItem"
+            | "Slider"
+            | "RadioButton"
+            | "SegmentedControl"
+            | "Stepper"
+            | "PopUpButton"
+            | "Picker"
+            | "PickerWheel"
+            | "Key"
+            | "DisclosureTriangle"
+            | "ComboBox"
+            | "MenuButton"
+    )
+}
+
 /// Flattens the tree depth-first into [`Element`]s with `@eN` refs numbered from 1,
 /// dropping elements with an empty frame (nothing to tap or see).
 pub fn to_elements(roots: &[AxNode]) -> Vec<Element> {
@@ -164,25 +219,10 @@ pub fn to_elements(roots: &[AxNode]) -> Vec<Element> {
             height: n.frame.3.round() as i32,
         };
         if !rect.is_empty() {
-            let kind = n.kind.clone().unwrap_or_else(|| "Other".to_string());
+            let kind = element_type(n);
             let toggle = matches!(kind.as_str(), "CheckBox" | "Switch" | "Toggle");
             let checked = toggle && n.value.as_deref() == Some("1");
-            let clickable = matches!(
-                kind.as_str(),
-                "Button"
-                    | "Cell"
-                    | "Link"
-                    | "CheckBox"
-                    | "Switch"
-                    | "Toggle"
-                    | "TextField"
-                    | "SecureTextField"
-                    | "SearchField"
-                    | "TextView"
-                    | "Icon"
-                    | "Tab"
-                    | "MenuItem"
-            );
+            let clickable = is_actionable(&kind);
             out.push(Element {
                 reference: format!("@e{}", out.len() + 1),
                 element_type: kind,
@@ -254,7 +294,7 @@ mod tests {
             }
         );
         assert!(els[1].states.clickable);
-        assert_eq!(els[2].element_type, "TextField");
+        assert_eq!(els[2].element_type, "SearchField", "refined by its subrole");
         assert_eq!(els[2].rect.y, 121, "fractional frames are rounded");
     }
 
@@ -313,6 +353,7 @@ mod tests {
         );
         let search = &els[6];
         assert_eq!(search.element_type, "Slider");
+        assert!(search.states.clickable, "a slider is adjustable");
         assert_eq!(search.identifier.as_deref(), Some("spotlight-pill"));
         assert_eq!(search.label.as_deref(), Some("Search"));
         assert_eq!(search.value.as_deref(), Some("Page 1 of 2"));
@@ -339,7 +380,8 @@ mod tests {
         assert!((w - 17.333333333333314).abs() < 1e-9 && h == 22.0);
         let els = to_elements(&roots);
         let kinds: Vec<_> = els.iter().map(|e| e.element_type.as_str()).collect();
-        assert_eq!(kinds, ["Application", "TextField", "Button", "Image"]);
+        // The search field's subrole `AXSearchField` names it (idb's vocabulary).
+        assert_eq!(kinds, ["Application", "SearchField", "Button", "Image"]);
         let refs: Vec<_> = els.iter().map(|e| e.reference.as_str()).collect();
         assert_eq!(refs, ["@e1", "@e2", "@e3", "@e4"]);
         assert!(els[1].states.clickable);

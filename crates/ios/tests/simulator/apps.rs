@@ -59,6 +59,7 @@ fn launch_with_locale_foreground_and_terminate() {
             &[
                 "simctl",
                 "launch",
+                "--terminate-running-process",
                 U,
                 "com.apple.Preferences",
                 "-AppleLanguages",
@@ -282,10 +283,25 @@ fn open_url_and_a_scheme_nobody_handles() {
             let sim = h.sim();
             assert_eq!(sim.opened_urls, vec!["https://example.com/a?b=1&c=$(id)"]);
             assert_eq!(sim.foreground.as_deref(), Some("com.apple.mobilesafari"));
-            dev.open_url(&DeviceUrl::parse("qwen://chat").unwrap())
+            // A custom scheme waits behind "Open in “Qwen”?": not a success.
+            let e = dev
+                .open_url(&DeviceUrl::parse("qwen://chat").unwrap())
                 .await
+                .unwrap_err();
+            let m = e.to_string();
+            assert!(m.contains("is asking “Open in “Qwen”?” before opening qwen://chat"), "{m}");
+            let sim = h.sim();
+            assert_eq!(sim.foreground.as_deref(), Some("com.apple.mobilesafari"));
+            let open = sim
+                .visible()
+                .into_iter()
+                .find(|e| e.label.as_deref() == Some("Open"))
                 .unwrap();
+            let (x, y) = ((open.x + open.width / 2.0).round(), (open.y + open.height / 2.0).round());
+            assert!(m.contains(&format!("Tap its Open button at ({x}, {y})")), "{m}");
+            dev.tap(mobile_device::Point::new(x as i32, y as i32)).await.unwrap();
             assert_eq!(h.sim().foreground.as_deref(), Some("com.alibaba.qwen"));
+            assert_eq!(h.sim().opened_urls.last().map(String::as_str), Some("qwen://chat"));
         }
         let e = dev
             .open_url(&DeviceUrl::parse("zzzz://nothing").unwrap())

@@ -9,6 +9,7 @@
 mod apps;
 mod discovery;
 mod media;
+mod profiles;
 mod screen;
 
 use std::future::Future;
@@ -124,6 +125,13 @@ impl Harness {
             .collect();
         assert_eq!(got, want);
         self.clear_log();
+    }
+
+    /// Changes the fake's state file (a profile, a scenario) before the test drives it.
+    fn edit(&self, f: impl FnOnce(&mut fake::IosState)) {
+        let mut state = fake::read_state(&self.state).unwrap();
+        f(&mut state);
+        state.save(&self.state).unwrap();
     }
 
     fn sim(&self) -> fake::Simulator {

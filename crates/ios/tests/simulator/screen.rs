@@ -18,7 +18,7 @@ fn elements_tap_type_swipe_and_buttons() {
         let h = Harness::new();
         let dev = h.device().await;
         h.clear_log();
-        // The home screen: one icon per app.
+        // The home screen: one button per app icon, as idb reports icons.
         let els = dev.list_elements().await.unwrap();
         h.assert_calls(&[("idb", &["ui", "describe-all", "--json", "--udid", U])]);
         assert_eq!(els[0].reference, "@e1");
@@ -27,7 +27,7 @@ fn elements_tap_type_swipe_and_buttons() {
             .iter()
             .find(|e| e.label.as_deref() == Some("Qwen"))
             .unwrap();
-        assert_eq!(icon.element_type, "Icon");
+        assert_eq!(icon.element_type, "Button");
         let c = icon.rect.center();
         dev.tap(c).await.unwrap();
         h.assert_calls(&[(
@@ -96,8 +96,7 @@ fn elements_tap_type_swipe_and_buttons() {
                 "idb",
                 &["ui", "tap", "10", "20", "--duration", "1", "--udid", U],
             ),
-            ("idb", &["ui", "tap", "5", "6", "--udid", U]),
-            ("idb", &["ui", "tap", "5", "6", "--udid", U]),
+            ("idb", &["ui", "multi-tap", "5", "6", "--udid", U]),
             ("idb", &["ui", "button", "HOME", "--udid", U]),
             ("idb", &["ui", "button", "LOCK", "--udid", U]),
         ]);
@@ -182,7 +181,11 @@ fn screenshot_screen_size_and_orientation() {
         assert_eq!(dev.orientation().await.unwrap(), Orientation::Portrait);
         h.clear_log();
         dev.set_orientation(Orientation::Landscape).await.unwrap();
-        h.assert_calls(&[("idb", &["ui", "rotate", "LANDSCAPE_LEFT", "--udid", U])]);
+        // The rotation is checked in the tree, where it shows.
+        h.assert_calls(&[
+            ("idb", &["ui", "rotate", "LANDSCAPE_LEFT", "--udid", U]),
+            ("idb", &["ui", "describe-all", "--json", "--udid", U]),
+        ]);
         assert_eq!(dev.orientation().await.unwrap(), Orientation::Landscape);
         if !real() {
             let size = dev.screen_size().await.unwrap();

@@ -24,6 +24,8 @@ use crate::process::Output;
 use crate::screen::{png_dimensions, scale_for_model, scale_from};
 use crate::tools::{Tools, argv};
 
+mod idb_input;
+
 /// The buttons idb can press (`idb ui button`, enum `HIDButtonType`).
 pub const IOS_BUTTONS: &[&str] = &["HOME", "LOCK", "SIDE_BUTTON", "SIRI", "APPLE_PAY"];
 
@@ -290,6 +292,9 @@ impl Device for SimulatorDevice {
         let bid = bundle(app)?;
         let mut args = argv!["launch", &self.udid, bid.as_str()];
         if let Some(locales) = locales {
+            // A running app is only brought forward by `simctl launch` and keeps its
+            // old arguments, so a new language needs a fresh process.
+            args.insert(1, "--terminate-running-process".into());
             let tags: Vec<&str> = locales.tags().collect();
             // Launch arguments reach the app's NSUserDefaults (argument domain).
             args.push("-AppleLanguages".into());
@@ -403,7 +408,12 @@ impl Device for SimulatorDevice {
         }
         let (_, roots) = self.describe_all().await?;
         let label = application_label(&roots).map(str::to_string);
-        if label.as_deref() == Some("SpringBoard") {
+        // On the home screen the `Application` element is SpringBoard's, labelled
+        // with a lone space (which the parser reads as no label).
+        let has_app = roots
+            .iter()
+            .any(|n| n.kind.as_deref() == Some("Application"));
+        if has_app && label.as_deref().is_none_or(|l| l == "SpringBoard") {
             return Ok(ForegroundApp {
                 package_name: "com.apple.springboard".into(),
                 activity: None,
@@ -443,13 +453,23 @@ impl Device for SimulatorDevice {
         } else {
             None
         };
+        // The capture may be the portrait framebuffer while the interface is turned,
+        // so the scale pairs the short sides and the size is the tree's.
+        let short = |a: f64, b: f64| a.min(b);
         let scale = points
-            .and_then(|(w, _)| scale_from(pw, w))
+            .and_then(|(w, h)| scale_from(pw.min(ph), short(w, h)))
             .unwrap_or_else(|| scale_for_model(self.model.as_deref().unwrap_or(&self.name)));
+        let (width, height) = match points {
+            Some((w, h)) => (w.round() as u32, h.round() as u32),
+            None => (
+                (pw as f64 / scale).round() as u32,
+                (ph as f64 / scale).round() as u32,
+            ),
+        };
         Ok(ScreenSize {
             unit: CoordinateUnit::Points,
-            width: (pw as f64 / scale).round() as u32,
-            height: (ph as f64 / scale).round() as u32,
+            width,
+            height,
             scale,
             density: None,
         })
@@ -479,11 +499,7 @@ impl Device for SimulatorDevice {
     }
 
     async fn double_tap(&self, at: Point) -> Result<()> {
-        let args = argv!["ui", "tap", coord(at.x, "x")?, coord(at.y, "y")?];
-        let _input = self.input.lock().await;
-        self.idb_ok(args.clone(), "double tapping").await?;
-        self.idb_ok(args, "double tapping").await?;
-        Ok(())
+        self.idb_double_tap(at).await
     }
 
     async fn long_press(&self, at: Point, duration: Duration) -> Result<()> {
@@ -526,19 +542,7 @@ impl Device for SimulatorDevice {
         if text.is_empty() {
             return Ok(());
         }
-        let _input = self.input.lock().await;
-        if text.starts_with('-') {
-            // idb's argparse would read it as an option: end the options first.
-            let args = argv!["ui", "text", "--udid", &self.udid, "--", text];
-            let out = self.tools.idb(args, "typing text").await?;
-            if !out.success() {
-                return Err(errors::idb_error(&self.udid, "typing text", &out));
-            }
-            return Ok(());
-        }
-        self.idb_ok(argv!["ui", "text", text], "typing text")
-            .await?;
-        Ok(())
+        self.idb_type_text(text).await
     }
 
     async fn press_button(&self, button: Button) -> Result<()> {
@@ -563,10 +567,17 @@ impl Device for SimulatorDevice {
             Some(url.as_str()),
         )
         .await?;
-        Ok(())
+        let scheme = url.as_str().split(':').next().unwrap_or("");
+        if scheme.eq_ignore_ascii_case("http") || scheme.eq_ignore_ascii_case("https") {
+            return Ok(());
+        }
+        self.check_open_prompt(url.as_str()).await
     }
 
     async fn orientation(&self) -> Result<Orientation> {
+        if let Some(o) = self.tree_orientation().await? {
+            return Ok(o);
+        }
         let png = self.capture_png().await?;
         let (w, h) = png_dimensions(&png).unwrap_or((0, 0));
         // Every simulator profile is portrait-shaped, so a wide capture means rotated.
@@ -585,13 +596,7 @@ impl Device for SimulatorDevice {
                 "without idb, rotate with Simulator.app's Device > Rotate menu (Cmd+Left/Right); or install idb with `brew install facebook/fb/idb-companion` and `pip install fb-idb`",
             ));
         }
-        let o = match orientation {
-            Orientation::Portrait => "PORTRAIT",
-            Orientation::Landscape => "LANDSCAPE_LEFT",
-        };
-        self.idb_ok(argv!["ui", "rotate", o], "changing the orientation")
-            .await?;
-        Ok(())
+        self.idb_set_orientation(orientation).await
     }
 
     async fn logs(&self, query: &LogQuery) -> Result<Vec<LogEntry>> {
