@@ -179,7 +179,10 @@ Exception: {message}\n"
 /// (same at v1.1.8 and v1.5.0): US-layout letters, digits, punctuation, space and
 /// `\n`. No tab, no `\r`, nothing outside ASCII.
 pub fn idb_can_type(c: char) -> bool {
-    c.is_ascii_alphanumeric() || c == ' ' || c == '\n' || "!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~".contains(c)
+    c.is_ascii_alphanumeric()
+        || c == ' '
+        || c == '\n'
+        || "!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~".contains(c)
 }
 
 /// Runs `idb <args>` against the state.
@@ -307,7 +310,12 @@ pub(crate) fn run(state: &mut IosState, args: &[String]) -> Reply {
                 Ok(v) => v,
                 Err(r) => return r,
             };
-            let count = p.count.as_deref().unwrap_or("2").parse::<u32>().unwrap_or(2);
+            let count = p
+                .count
+                .as_deref()
+                .unwrap_or("2")
+                .parse::<u32>()
+                .unwrap_or(2);
             sim.tap(x, y);
             sim.gestures.pop();
             sim.gestures.push(match count {

@@ -45,11 +45,11 @@ mod state;
 use std::io::{self, Read, Write};
 use std::path::Path;
 
-pub use screen::SPRINGBOARD;
 pub use idb::idb_can_type;
+pub use screen::SPRINGBOARD;
 pub use state::{
-    BOOTED_UDID, FakeAlert, FakeApp, FakeLog, IDB_1_1, IDB_1_5, IosState, NOTES_BUNDLE, NOTES_NAME, SHUTDOWN_UDID, Simulator,
-    UNAVAILABLE_UDID, UiElement, default_state,
+    BOOTED_UDID, FakeAlert, FakeApp, FakeLog, IDB_1_1, IDB_1_5, IosState, NOTES_BUNDLE, NOTES_NAME,
+    SHUTDOWN_UDID, Simulator, UNAVAILABLE_UDID, UiElement, default_state,
 };
 
 /// Environment variable naming the state file.

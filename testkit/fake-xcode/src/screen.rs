@@ -340,7 +340,11 @@ pub(crate) fn with_1_5_keys(j: J, pid: u32) -> J {
             let mut out: Vec<(String, J)> = pairs
                 .into_iter()
                 .map(|(k, v)| {
-                    let v = if k == "children" { with_1_5_keys(v, pid) } else { v };
+                    let v = if k == "children" {
+                        with_1_5_keys(v, pid)
+                    } else {
+                        v
+                    };
                     (k, v)
                 })
                 .collect();

@@ -38,7 +38,10 @@ fn default_idb() -> String {
 impl IosState {
     /// Whether the idb profile is 1.5 or later.
     pub fn idb_1_5(&self) -> bool {
-        let mut parts = self.idb_version.split('.').map(|p| p.parse::<u32>().unwrap_or(0));
+        let mut parts = self
+            .idb_version
+            .split('.')
+            .map(|p| p.parse::<u32>().unwrap_or(0));
         let (major, minor) = (parts.next().unwrap_or(0), parts.next().unwrap_or(0));
         (major, minor) >= (1, 5)
     }

@@ -31,10 +31,18 @@ fn idb_1_1_has_no_rotate_multi_tap_or_modifiers() {
     );
     assert_eq!(s.simulators[0].orientation, "PORTRAIT");
     let r = idb(&mut s, &["ui", "multi-tap", "10", "10"]);
-    assert!(r.stderr.contains("invalid choice: 'multi-tap'"), "{}", r.stderr);
+    assert!(
+        r.stderr.contains("invalid choice: 'multi-tap'"),
+        "{}",
+        r.stderr
+    );
     let r = idb(&mut s, &["ui", "key", "25", "--command"]);
     assert_eq!(r.code, 2);
-    assert!(r.stderr.contains("unrecognized arguments: --command"), "{}", r.stderr);
+    assert!(
+        r.stderr.contains("unrecognized arguments: --command"),
+        "{}",
+        r.stderr
+    );
 
     let mut s = state(IDB_1_5);
     assert_eq!(idb(&mut s, &["ui", "rotate", "LANDSCAPE_LEFT"]).code, 0);
@@ -50,7 +58,11 @@ fn idb_text_outside_its_key_map_is_a_traceback_and_types_nothing() {
         let r = idb(&mut s, &["ui", "text", "café"]);
         assert_eq!(r.code, 1);
         assert!(r.stderr.starts_with("2026-09-05 10:00:00,123 [ERROR] - root - Exception thrown in main\nTraceback (most recent call last):\n"));
-        assert!(r.stderr.ends_with("\nException: No keycode found for é\n"), "{}", r.stderr);
+        assert!(
+            r.stderr.ends_with("\nException: No keycode found for é\n"),
+            "{}",
+            r.stderr
+        );
         assert!(r.stderr.len() > 600, "as long as a real traceback");
         let tree = json::compact(&screen::describe_all(&s.simulators[0], false));
         assert!(!tree.contains("caf"), "nothing typed: {tree}");
@@ -85,7 +97,10 @@ fn home_screen_label_is_a_space_and_icons_are_buttons() {
     assert_eq!(v[1]["role"], "AXButton");
     assert_eq!(v[1]["AXUniqueId"], "Settings");
     let last = v.as_array().unwrap().last().unwrap();
-    assert_eq!((last["type"].as_str(), last["AXUniqueId"].as_str()), (Some("Slider"), Some("spotlight-pill")));
+    assert_eq!(
+        (last["type"].as_str(), last["AXUniqueId"].as_str()),
+        (Some("Slider"), Some("spotlight-pill"))
+    );
     // 1.1 prints the 14 keys of the captures; 1.5 adds pid and traits.
     assert_eq!(v[0].as_object().unwrap().len(), 14);
     let mut s = state(IDB_1_5);
@@ -99,11 +114,15 @@ fn home_screen_label_is_a_space_and_icons_are_buttons() {
 fn real_element_types_with_roles_and_subroles() {
     let mut s = default_state();
     s.simulators[0].foreground = Some("com.apple.Preferences".into());
-    s.simulators[0]
-        .shown
-        .insert("com.apple.Preferences".into(), "com.apple.Preferences/general".into());
-    let v: serde_json::Value =
-        serde_json::from_str(&json::compact(&screen::describe_all(&s.simulators[0], false))).unwrap();
+    s.simulators[0].shown.insert(
+        "com.apple.Preferences".into(),
+        "com.apple.Preferences/general".into(),
+    );
+    let v: serde_json::Value = serde_json::from_str(&json::compact(&screen::describe_all(
+        &s.simulators[0],
+        false,
+    )))
+    .unwrap();
     let by = |label: &str| {
         v.as_array()
             .unwrap()
@@ -112,7 +131,13 @@ fn real_element_types_with_roles_and_subroles() {
             .unwrap()
             .clone()
     };
-    assert_eq!((by("Airplane Mode")["type"].clone(), by("Airplane Mode")["subrole"].clone()), ("CheckBox".into(), "AXSwitch".into()));
+    assert_eq!(
+        (
+            by("Airplane Mode")["type"].clone(),
+            by("Airplane Mode")["subrole"].clone()
+        ),
+        ("CheckBox".into(), "AXSwitch".into())
+    );
     assert_eq!(by("Light")["role"], "AXRadioButton");
     assert_eq!(by("Date Format")["type"], "PopUpButton");
     assert_eq!(by("Brightness")["role"], "AXSlider");
@@ -122,22 +147,40 @@ fn real_element_types_with_roles_and_subroles() {
 #[test]
 fn custom_scheme_waits_behind_a_confirmation() {
     let mut s = default_state();
-    let r = run_xcrun(&mut s, &args(&["simctl", "openurl", BOOTED_UDID, "qwen://chat"]), b"");
+    let r = run_xcrun(
+        &mut s,
+        &args(&["simctl", "openurl", BOOTED_UDID, "qwen://chat"]),
+        b"",
+    );
     assert_eq!(r.code, 0, "simctl delivered it");
     let sim = &s.simulators[0];
     assert_eq!(sim.foreground, None, "the app did not open");
     assert_eq!(sim.alert.as_ref().unwrap().title, "Open in “Qwen”?");
-    let open = sim.visible().into_iter().find(|e| e.label.as_deref() == Some("Open")).unwrap();
+    let open = sim
+        .visible()
+        .into_iter()
+        .find(|e| e.label.as_deref() == Some("Open"))
+        .unwrap();
     let (x, y) = ((open.x + 10.0) as i64, (open.y + 10.0) as i64);
-    assert_eq!(idb(&mut s, &["ui", "tap", &x.to_string(), &y.to_string()]).code, 0);
+    assert_eq!(
+        idb(&mut s, &["ui", "tap", &x.to_string(), &y.to_string()]).code,
+        0
+    );
     let sim = &s.simulators[0];
     assert_eq!(sim.foreground.as_deref(), Some("com.alibaba.qwen"));
     assert_eq!(sim.opened_urls, ["qwen://chat"]);
     assert!(sim.alert.is_none());
     // Confirmed once, the scheme opens directly.
     s.simulators[0].foreground = None;
-    run_xcrun(&mut s, &args(&["simctl", "openurl", BOOTED_UDID, "qwen://again"]), b"");
-    assert_eq!(s.simulators[0].foreground.as_deref(), Some("com.alibaba.qwen"));
+    run_xcrun(
+        &mut s,
+        &args(&["simctl", "openurl", BOOTED_UDID, "qwen://again"]),
+        b"",
+    );
+    assert_eq!(
+        s.simulators[0].foreground.as_deref(),
+        Some("com.alibaba.qwen")
+    );
 }
 
 #[test]
@@ -148,17 +191,38 @@ fn launching_a_running_app_keeps_its_arguments() {
         a.extend(args(extra));
         run_xcrun(s, &a, b"")
     };
-    launch(&mut s, &[BOOTED_UDID, "com.alibaba.qwen", "-AppleLanguages", "(en)"]);
-    let first = s.simulators[0].running["com.alibaba.qwen"];
-    let r = launch(&mut s, &[BOOTED_UDID, "com.alibaba.qwen", "-AppleLanguages", "(fr)"]);
-    assert_eq!(String::from_utf8(r.stdout).unwrap(), format!("com.alibaba.qwen: {first}\n"));
-    assert_eq!(s.simulators[0].launch_args["com.alibaba.qwen"], ["-AppleLanguages", "(en)"]);
     launch(
         &mut s,
-        &["--terminate-running-process", BOOTED_UDID, "com.alibaba.qwen", "-AppleLanguages", "(fr)"],
+        &[BOOTED_UDID, "com.alibaba.qwen", "-AppleLanguages", "(en)"],
+    );
+    let first = s.simulators[0].running["com.alibaba.qwen"];
+    let r = launch(
+        &mut s,
+        &[BOOTED_UDID, "com.alibaba.qwen", "-AppleLanguages", "(fr)"],
+    );
+    assert_eq!(
+        String::from_utf8(r.stdout).unwrap(),
+        format!("com.alibaba.qwen: {first}\n")
+    );
+    assert_eq!(
+        s.simulators[0].launch_args["com.alibaba.qwen"],
+        ["-AppleLanguages", "(en)"]
+    );
+    launch(
+        &mut s,
+        &[
+            "--terminate-running-process",
+            BOOTED_UDID,
+            "com.alibaba.qwen",
+            "-AppleLanguages",
+            "(fr)",
+        ],
     );
     assert_ne!(s.simulators[0].running["com.alibaba.qwen"], first);
-    assert_eq!(s.simulators[0].launch_args["com.alibaba.qwen"], ["-AppleLanguages", "(fr)"]);
+    assert_eq!(
+        s.simulators[0].launch_args["com.alibaba.qwen"],
+        ["-AppleLanguages", "(fr)"]
+    );
 }
 
 #[test]

@@ -162,7 +162,10 @@ pub fn application_label(roots: &[AxNode]) -> Option<&str> {
 /// FBSimulatorControl/Commands/FBAXRoleVocabulary.swift, `translatorSubroleNames`).
 fn element_type(n: &AxNode) -> String {
     let kind = n.kind.as_deref().unwrap_or("Other");
-    let sub = n.subrole.as_deref().map(|s| s.strip_prefix("AX").unwrap_or(s));
+    let sub = n
+        .subrole
+        .as_deref()
+        .map(|s| s.strip_prefix("AX").unwrap_or(s));
     match (kind, sub) {
         ("CheckBox", Some("Switch")) => "Switch",
         ("TextField", Some("SearchField")) => "SearchField",

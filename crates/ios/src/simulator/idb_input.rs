@@ -155,9 +155,7 @@ impl SimulatorDevice {
             return Err(DeviceError::unsupported_with_hint(
                 format!("typing {shown}"),
                 Platform::Ios,
-                format!(
-                    "idb types only the US-keyboard ASCII characters it has keycodes for, so the text was put on the simulator's clipboard instead; pasting it needs `idb ui key --command` (Cmd+V), which fb-idb has from release 1.5.0 (`pip install --upgrade --pre fb-idb`, and the companion of the same release). Until then paste it by hand: long-press the focused field and choose Paste"
-                ),
+                "idb types only the US-keyboard ASCII characters it has keycodes for, so the text was put on the simulator's clipboard instead; pasting it needs `idb ui key --command` (Cmd+V), which fb-idb has from release 1.5.0 (`pip install --upgrade --pre fb-idb`, and the companion of the same release). Until then paste it by hand: long-press the focused field and choose Paste",
             ));
         }
         Err(errors::idb_error(&self.udid, "pasting text", &out))
@@ -194,7 +192,11 @@ impl SimulatorDevice {
             ));
         }
         if !out.success() {
-            return Err(errors::idb_error(&self.udid, "changing the orientation", &out));
+            return Err(errors::idb_error(
+                &self.udid,
+                "changing the orientation",
+                &out,
+            ));
         }
         let mut seen = None;
         for attempt in 0..ROTATION_CHECKS {

@@ -289,7 +289,10 @@ fn open_url_and_a_scheme_nobody_handles() {
                 .await
                 .unwrap_err();
             let m = e.to_string();
-            assert!(m.contains("is asking “Open in “Qwen”?” before opening qwen://chat"), "{m}");
+            assert!(
+                m.contains("is asking “Open in “Qwen”?” before opening qwen://chat"),
+                "{m}"
+            );
             let sim = h.sim();
             assert_eq!(sim.foreground.as_deref(), Some("com.apple.mobilesafari"));
             let open = sim
@@ -297,11 +300,22 @@ fn open_url_and_a_scheme_nobody_handles() {
                 .into_iter()
                 .find(|e| e.label.as_deref() == Some("Open"))
                 .unwrap();
-            let (x, y) = ((open.x + open.width / 2.0).round(), (open.y + open.height / 2.0).round());
-            assert!(m.contains(&format!("Tap its Open button at ({x}, {y})")), "{m}");
-            dev.tap(mobile_device::Point::new(x as i32, y as i32)).await.unwrap();
+            let (x, y) = (
+                (open.x + open.width / 2.0).round(),
+                (open.y + open.height / 2.0).round(),
+            );
+            assert!(
+                m.contains(&format!("Tap its Open button at ({x}, {y})")),
+                "{m}"
+            );
+            dev.tap(mobile_device::Point::new(x as i32, y as i32))
+                .await
+                .unwrap();
             assert_eq!(h.sim().foreground.as_deref(), Some("com.alibaba.qwen"));
-            assert_eq!(h.sim().opened_urls.last().map(String::as_str), Some("qwen://chat"));
+            assert_eq!(
+                h.sim().opened_urls.last().map(String::as_str),
+                Some("qwen://chat")
+            );
         }
         let e = dev
             .open_url(&DeviceUrl::parse("zzzz://nothing").unwrap())

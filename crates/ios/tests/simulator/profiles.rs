@@ -15,7 +15,9 @@ fn harness(idb: &str) -> Harness {
 
 /// Opens Qwen and focuses its text field.
 async fn focus_qwen(h: &Harness, dev: &dyn mobile_device::Device) {
-    dev.launch_app(&app("com.alibaba.qwen"), None).await.unwrap();
+    dev.launch_app(&app("com.alibaba.qwen"), None)
+        .await
+        .unwrap();
     let field = dev
         .list_elements()
         .await
@@ -28,7 +30,9 @@ async fn focus_qwen(h: &Harness, dev: &dyn mobile_device::Device) {
 }
 
 fn qwen_field(h: &Harness) -> Option<String> {
-    h.sim().screens["com.alibaba.qwen"][1].children[0].value.clone()
+    h.sim().screens["com.alibaba.qwen"][1].children[0]
+        .value
+        .clone()
 }
 
 #[test]
@@ -54,7 +58,10 @@ fn rotation_on_idb_1_1_names_the_release_it_needs() {
         let h = harness(IDB_1_1);
         let dev = h.device().await;
         h.clear_log();
-        let e = dev.set_orientation(Orientation::Landscape).await.unwrap_err();
+        let e = dev
+            .set_orientation(Orientation::Landscape)
+            .await
+            .unwrap_err();
         assert!(matches!(e, DeviceError::Unsupported { .. }), "{e:?}");
         let m = e.to_string();
         assert!(m.contains("`idb ui rotate`") && m.contains("1.5.0"), "{m}");
@@ -103,7 +110,10 @@ fn double_tap_is_one_gesture_on_1_5_and_a_clear_limit_on_1_1() {
         let e = dev.double_tap(Point::new(5, 6)).await.unwrap_err();
         assert!(matches!(e, DeviceError::Unsupported { .. }), "{e:?}");
         let m = e.to_string();
-        assert!(m.contains("`idb ui multi-tap`") && m.contains("1.5.0"), "{m}");
+        assert!(
+            m.contains("`idb ui multi-tap`") && m.contains("1.5.0"),
+            "{m}"
+        );
         assert!(h.sim().gestures.is_empty(), "no lone tap was sent");
     });
 }
@@ -132,10 +142,17 @@ fn non_ascii_text_is_pasted_on_1_5_and_left_on_the_clipboard_on_1_1() {
         let e = dev.type_text(text).await.unwrap_err();
         assert!(matches!(e, DeviceError::Unsupported { .. }), "{e:?}");
         let m = e.to_string();
-        assert!(m.contains("typing 'é'") && m.contains("1.5.0") && m.contains("Paste"), "{m}");
+        assert!(
+            m.contains("typing 'é'") && m.contains("1.5.0") && m.contains("Paste"),
+            "{m}"
+        );
         assert!(!m.contains("Traceback") && !m.contains("usage:"), "{m}");
         assert_eq!(qwen_field(&h), None, "nothing typed");
-        assert_eq!(h.sim().clipboard, text, "left on the clipboard to paste by hand");
+        assert_eq!(
+            h.sim().clipboard,
+            text,
+            "left on the clipboard to paste by hand"
+        );
         // ASCII still goes through idb's keys on 1.1.
         dev.type_text("ok").await.unwrap();
         assert_eq!(qwen_field(&h).as_deref(), Some("ok"));
@@ -176,8 +193,10 @@ fn real_element_types_are_listed_and_actionable() {
             let sim = &mut s.simulators[0];
             sim.foreground = Some("com.apple.Preferences".into());
             sim.running.insert("com.apple.Preferences".into(), 40100);
-            sim.shown
-                .insert("com.apple.Preferences".into(), "com.apple.Preferences/general".into());
+            sim.shown.insert(
+                "com.apple.Preferences".into(),
+                "com.apple.Preferences/general".into(),
+            );
         });
         let dev = h.device().await;
         let els = dev.list_elements().await.unwrap();
