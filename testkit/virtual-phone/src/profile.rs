@@ -290,7 +290,12 @@ fn native_crash_lines() -> Vec<crate::state::LogLine> {
             'F',
             "Fatal signal 11 (SIGSEGV), code 1 (SEGV_MAPERR), fault addr 0x0 in tid 5001 (example.notes), pid 5001 (example.notes)",
         ),
-        line(5012, "DEBUG", 'F', "*** *** *** *** *** *** *** *** *** *** *** *** *** *** *** ***"),
+        line(
+            5012,
+            "DEBUG",
+            'F',
+            "*** *** *** *** *** *** *** *** *** *** *** *** *** *** *** ***",
+        ),
         line(
             5012,
             "DEBUG",

@@ -27,31 +27,82 @@ pub(crate) enum Rule {
 /// them appears in a successful command's output.
 pub(crate) const FAILURE_TEXTS: &[(&str, &str)] = &[
     // frameworks/base/services/core/java/com/android/server/am/ActivityManagerShellCommand.java
-    ("Error: Activity not started", "ActivityManagerShellCommand.runStartActivity"),
-    ("Error type ", "ActivityManagerShellCommand.runStartActivity (START_CLASS_NOT_FOUND…)"),
-    ("does not exist.", "ActivityManagerShellCommand: Activity class {…} does not exist."),
-    ("Security exception:", "ActivityManagerShellCommand: SecurityException caught"),
-    ("Error: Not allowed to start background user activity", "ActivityManagerShellCommand"),
-    ("Error: Unknown option:", "ShellCommand option parsing (am, pm, cmd …)"),
+    (
+        "Error: Activity not started",
+        "ActivityManagerShellCommand.runStartActivity",
+    ),
+    (
+        "Error type ",
+        "ActivityManagerShellCommand.runStartActivity (START_CLASS_NOT_FOUND…)",
+    ),
+    (
+        "does not exist.",
+        "ActivityManagerShellCommand: Activity class {…} does not exist.",
+    ),
+    (
+        "Security exception:",
+        "ActivityManagerShellCommand: SecurityException caught",
+    ),
+    (
+        "Error: Not allowed to start background user activity",
+        "ActivityManagerShellCommand",
+    ),
+    (
+        "Error: Unknown option:",
+        "ShellCommand option parsing (am, pm, cmd …)",
+    ),
     // frameworks/base/core/java/android/os/BasicShellCommandHandler.java (ShellCommand before 11)
-    ("Exception occurred while executing", "BasicShellCommandHandler.exec"),
+    (
+        "Exception occurred while executing",
+        "BasicShellCommandHandler.exec",
+    ),
     ("java.lang.", "an uncaught exception's stack trace"),
     // frameworks/native/cmds/cmd/cmd.cpp
-    ("Can't find service:", "cmd.cpp: the service does not exist on this release"),
-    ("Failure calling service", "cmd.cpp: the service's shell command threw"),
-    ("No shell command implementation.", "Binder.onShellCommand default"),
+    (
+        "Can't find service:",
+        "cmd.cpp: the service does not exist on this release",
+    ),
+    (
+        "Failure calling service",
+        "cmd.cpp: the service's shell command threw",
+    ),
+    (
+        "No shell command implementation.",
+        "Binder.onShellCommand default",
+    ),
     // frameworks/base/services/core/java/com/android/server/pm/PackageManagerShellCommand.java
-    ("Failure [", "PackageManagerShellCommand: install/uninstall status"),
-    ("Unknown package:", "PackageManagerShellCommand / am: the package is not installed"),
-    ("Error: package name not specified", "PackageManagerShellCommand"),
-    ("Error: Could not access the Package Manager", "pm before Android 7"),
+    (
+        "Failure [",
+        "PackageManagerShellCommand: install/uninstall status",
+    ),
+    (
+        "Unknown package:",
+        "PackageManagerShellCommand / am: the package is not installed",
+    ),
+    (
+        "Error: package name not specified",
+        "PackageManagerShellCommand",
+    ),
+    (
+        "Error: Could not access the Package Manager",
+        "pm before Android 7",
+    ),
     // development/cmds/monkey/src/com/android/commands/monkey/Monkey.java
-    ("** No activities found to run, monkey aborted.", "Monkey.run: no matching activity"),
-    ("** SYS_KEYS has no physical keys", "MonkeySourceRandom.validate: no hardware keys"),
+    (
+        "** No activities found to run, monkey aborted.",
+        "Monkey.run: no matching activity",
+    ),
+    (
+        "** SYS_KEYS has no physical keys",
+        "MonkeySourceRandom.validate: no hardware keys",
+    ),
     ("** Error:", "Monkey argument and script errors"),
     ("** Monkey aborted", "Monkey.run"),
     // the device shell (mksh) for a missing program
-    ("inaccessible or not found", "mksh: the program does not exist"),
+    (
+        "inaccessible or not found",
+        "mksh: the program does not exist",
+    ),
 ];
 
 /// Whether `out` holds one of [`FAILURE_TEXTS`].

@@ -172,7 +172,9 @@ impl AndroidDevice {
         let out = self
             .sh("double tapping", command(&["monkey", "-f", REMOTE, "1"])?)
             .await;
-        let _ = self.sh("double tapping", command(&["rm", "-f", REMOTE])?).await;
+        let _ = self
+            .sh("double tapping", command(&["rm", "-f", REMOTE])?)
+            .await;
         let out = out?;
         output::MONKEY_SCRIPT.check(&out).map_err(|said| {
             DeviceError::backend(format!("double tapping failed on the device: {said}"))

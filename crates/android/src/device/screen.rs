@@ -292,8 +292,7 @@ impl AndroidDevice {
         let wm = self
             .sh("changing the orientation", command(&["wm", "size"])?)
             .await?;
-        let natural_landscape = parse::display::parse_wm(&wm)
-            .is_some_and(|s| s.width > s.height);
+        let natural_landscape = parse::display::parse_wm(&wm).is_some_and(|s| s.width > s.height);
         let n = if natural_landscape == (orientation == Orientation::Landscape) {
             "0"
         } else {

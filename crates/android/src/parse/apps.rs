@@ -28,7 +28,9 @@ pub fn parse_launcher_apps(text: &str) -> Vec<App> {
         }
         apps.push(App {
             package_name: pkg.to_string(),
-            app_name: label.map(str::to_string).unwrap_or_else(|| readable_name(pkg)),
+            app_name: label
+                .map(str::to_string)
+                .unwrap_or_else(|| readable_name(pkg)),
         });
     };
     // Only the ActivityInfo block's first packageName/label pair describes the activity;
@@ -64,8 +66,8 @@ pub fn parse_launcher_apps(text: &str) -> Vec<App> {
 
 /// Segments of package names that say nothing about the app.
 const GENERIC: &[&str] = &[
-    "com", "org", "net", "io", "android", "app", "apps", "mobile", "client", "google",
-    "main", "free", "lite", "prod", "release",
+    "com", "org", "net", "io", "android", "app", "apps", "mobile", "client", "google", "main",
+    "free", "lite", "prod", "release",
 ];
 
 /// A readable name for a package with no literal label: its last segment that is not

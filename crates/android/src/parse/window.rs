@@ -175,8 +175,12 @@ mod tests {
     fn keyguard_windows() {
         let k12 = "  mCurrentFocus=Window{2c4e1b8 u0 NotificationShade}\n  mFocusedApp=ActivityRecord{1 u0 com.a/.Main t2}\n";
         assert!(keyguard_in_front(k12));
-        assert!(keyguard_in_front("mCurrentFocus=Window{9 u0 StatusBar}\r\n"));
-        assert!(!keyguard_in_front("mCurrentFocus=Window{9 u0 com.a/com.a.Main}\n"));
+        assert!(keyguard_in_front(
+            "mCurrentFocus=Window{9 u0 StatusBar}\r\n"
+        ));
+        assert!(!keyguard_in_front(
+            "mCurrentFocus=Window{9 u0 com.a/com.a.Main}\n"
+        ));
         assert!(!keyguard_in_front("mCurrentFocus=null\n"));
     }
 }

@@ -291,7 +291,10 @@ fn monkey_script(ctx: &mut Ctx, path: &str) -> Res {
         return Ok(1);
     };
     let text = String::from_utf8_lossy(&script).into_owned();
-    let body = text.split_once("start data >>").map(|(_, b)| b).unwrap_or("");
+    let body = text
+        .split_once("start data >>")
+        .map(|(_, b)| b)
+        .unwrap_or("");
     let mut injected = 0;
     ctx.with_state(|s| {
         s.profile.clock.now_ms += crate::profile::MONKEY_START_MS;

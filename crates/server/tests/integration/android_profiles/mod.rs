@@ -49,7 +49,9 @@ pub(crate) async fn rig_with(state: PhoneState) -> Rig {
 
 /// Runs a test body under the module's deadline.
 pub(crate) async fn bounded<F: std::future::Future<Output = ()>>(f: F) {
-    tokio::time::timeout(DEADLINE, f).await.expect("test deadline");
+    tokio::time::timeout(DEADLINE, f)
+        .await
+        .expect("test deadline");
 }
 
 pub(crate) fn swipes(phone: &PhoneHandle) -> Vec<(f64, f64, f64, f64)> {

@@ -23,17 +23,32 @@ async fn an_app_that_rotates_itself_while_auto_rotate_is_on() {
         p.app_rotation.insert("com.example.notes".into(), 1);
         let r = rig(p).await;
         r.mcp
-            .ok("mobile_launch_app", json!({"device": r.dev, "packageName": "com.example.notes"}))
+            .ok(
+                "mobile_launch_app",
+                json!({"device": r.dev, "packageName": "com.example.notes"}),
+            )
             .await;
         assert_eq!(r.phone.state().rotation(), 1);
-        let res = r.mcp.call("mobile_get_orientation", json!({"device": r.dev})).await;
+        let res = r
+            .mcp
+            .call("mobile_get_orientation", json!({"device": r.dev}))
+            .await;
         assert_eq!(res.structured_content.unwrap()["orientation"], "landscape");
-        let res = r.mcp.call("mobile_get_screen_size", json!({"device": r.dev})).await;
+        let res = r
+            .mcp
+            .call("mobile_get_screen_size", json!({"device": r.dev}))
+            .await;
         let s = res.structured_content.unwrap();
-        assert_eq!((s["width"].as_u64(), s["height"].as_u64()), (Some(2400), Some(1080)));
+        assert_eq!(
+            (s["width"].as_u64(), s["height"].as_u64()),
+            (Some(2400), Some(1080))
+        );
         for d in ["up", "down", "left", "right"] {
             r.mcp
-                .ok("mobile_swipe_on_screen", json!({"device": r.dev, "direction": d}))
+                .ok(
+                    "mobile_swipe_on_screen",
+                    json!({"device": r.dev, "direction": d}),
+                )
                 .await;
         }
         assert_eq!(swipes(&r.phone).len(), 4);
@@ -50,18 +65,30 @@ async fn a_landscape_tablet_is_landscape_at_rotation_zero() {
             ..Profile::default()
         })
         .await;
-        let res = r.mcp.call("mobile_get_orientation", json!({"device": r.dev})).await;
+        let res = r
+            .mcp
+            .call("mobile_get_orientation", json!({"device": r.dev}))
+            .await;
         assert_eq!(res.structured_content.unwrap()["orientation"], "landscape");
         // Portrait on a landscape panel is rotation 1 (or 3).
         r.mcp
-            .ok("mobile_set_orientation", json!({"device": r.dev, "orientation": "portrait"}))
+            .ok(
+                "mobile_set_orientation",
+                json!({"device": r.dev, "orientation": "portrait"}),
+            )
             .await;
         let (w, h) = r.phone.state().oriented_size();
         assert!(w < h, "the tablet is not portrait: {w}x{h}");
-        let res = r.mcp.call("mobile_get_orientation", json!({"device": r.dev})).await;
+        let res = r
+            .mcp
+            .call("mobile_get_orientation", json!({"device": r.dev}))
+            .await;
         assert_eq!(res.structured_content.unwrap()["orientation"], "portrait");
         r.mcp
-            .ok("mobile_swipe_on_screen", json!({"device": r.dev, "direction": "left"}))
+            .ok(
+                "mobile_swipe_on_screen",
+                json!({"device": r.dev, "direction": "left"}),
+            )
             .await;
         inside(&r.phone);
     })
@@ -102,7 +129,7 @@ async fn another_uiautomation_client_is_named() {
             .call("mobile_list_elements_on_screen", json!({"device": r.dev}))
             .await;
         let t = err_text(&res);
-        assert!(t.contains("UiAutomation"), "{t}");
+        assert!(t.contains("another UiAutomation client"), "{t}");
     })
     .await;
 }
@@ -112,7 +139,10 @@ async fn double_tap_on_android_10_is_a_double_tap() {
     bounded(async {
         let r = rig(Profile::android(29)).await;
         r.mcp
-            .ok("mobile_double_tap_on_screen", json!({"device": r.dev, "x": 300, "y": 400}))
+            .ok(
+                "mobile_double_tap_on_screen",
+                json!({"device": r.dev, "x": 300, "y": 400}),
+            )
             .await;
         let s = r.phone.state();
         let taps: Vec<_> = s
@@ -121,7 +151,11 @@ async fn double_tap_on_android_10_is_a_double_tap() {
             .filter(|e| matches!(e, InputEvent::Tap { x, y } if *x == 300.0 && *y == 400.0))
             .collect();
         assert_eq!(taps.len(), 2, "{:?}", s.input_events);
-        assert_eq!(s.profile.clock.double_taps, 1, "the taps were too far apart: {:?}", s.profile.clock);
+        assert_eq!(
+            s.profile.clock.double_taps, 1,
+            "the taps were too far apart: {:?}",
+            s.profile.clock
+        );
         assert!(r.phone.injections().is_empty());
     })
     .await;
@@ -132,7 +166,10 @@ async fn crlf_presses_enter_once() {
     bounded(async {
         let r = rig(Profile::default()).await;
         r.mcp
-            .ok("mobile_type_keys", json!({"device": r.dev, "text": "a\r\nb", "submit": false}))
+            .ok(
+                "mobile_type_keys",
+                json!({"device": r.dev, "text": "a\r\nb", "submit": false}),
+            )
             .await;
         let enters = r
             .phone
