@@ -90,10 +90,18 @@ async fn every_method_through_a_private_adb_server() {
         let size = d.screen_size().await.unwrap();
         assert_eq!((size.width, size.height), (1080, 2400));
         assert!(size.scale > 1.0);
-        // Two reads sent at once: either may reach the phone first.
+        // Three reads sent at once (the natural size, the density, the current rotation's
+        // size): any may reach the phone first.
         let mut got = argvs(&phone);
         got.sort();
-        assert_eq!(got, vec![v(&["wm", "density"]), v(&["wm", "size"])]);
+        assert_eq!(
+            got,
+            vec![
+                v(&["dumpsys", "window", "displays"]),
+                v(&["wm", "density"]),
+                v(&["wm", "size"])
+            ]
+        );
 
         phone.clear_log();
         let apps = d.list_apps().await.unwrap();
@@ -230,6 +238,7 @@ async fn every_method_through_a_private_adb_server() {
         assert_eq!(
             argvs(&phone),
             vec![
+                v(&["wm", "size"]),
                 v(&["settings", "put", "system", "accelerometer_rotation", "0"]),
                 v(&["settings", "put", "system", "user_rotation", "1"])
             ]

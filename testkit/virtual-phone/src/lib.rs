@@ -106,6 +106,7 @@ mod front_end;
 mod inbox;
 pub mod layout;
 mod phone;
+pub mod profile;
 pub mod protocol;
 pub mod records;
 pub mod render;

@@ -16,6 +16,101 @@ pub(crate) enum Rule {
     SucceedsWith(&'static str),
     /// It worked only if the output, leading whitespace aside, starts with this.
     StartsWith(&'static str),
+    /// It worked unless the output contains one of these or one of [`FAILURE_TEXTS`]: the
+    /// rule of every `am`, `cmd`, `pm`, `monkey`, `input` and `settings` call.
+    Shell(&'static [&'static str]),
+}
+
+/// What Android's shell commands print when they fail, each with where it comes from
+/// (AOSP paths; `testkit/virtual-phone/fixtures/SOURCES.md` has the details). Exit
+/// statuses are not seen through a v1 shell, so these texts are the only sign; none of
+/// them appears in a successful command's output.
+pub(crate) const FAILURE_TEXTS: &[(&str, &str)] = &[
+    // frameworks/base/services/core/java/com/android/server/am/ActivityManagerShellCommand.java
+    (
+        "Error: Activity not started",
+        "ActivityManagerShellCommand.runStartActivity",
+    ),
+    (
+        "Error type ",
+        "ActivityManagerShellCommand.runStartActivity (START_CLASS_NOT_FOUND…)",
+    ),
+    (
+        "does not exist.",
+        "ActivityManagerShellCommand: Activity class {…} does not exist.",
+    ),
+    (
+        "Security exception:",
+        "ActivityManagerShellCommand: SecurityException caught",
+    ),
+    (
+        "Error: Not allowed to start background user activity",
+        "ActivityManagerShellCommand",
+    ),
+    (
+        "Error: Unknown option:",
+        "ShellCommand option parsing (am, pm, cmd …)",
+    ),
+    // frameworks/base/core/java/android/os/BasicShellCommandHandler.java (ShellCommand before 11)
+    (
+        "Exception occurred while executing",
+        "BasicShellCommandHandler.exec",
+    ),
+    ("java.lang.", "an uncaught exception's stack trace"),
+    // frameworks/native/cmds/cmd/cmd.cpp
+    (
+        "Can't find service:",
+        "cmd.cpp: the service does not exist on this release",
+    ),
+    (
+        "Failure calling service",
+        "cmd.cpp: the service's shell command threw",
+    ),
+    (
+        "No shell command implementation.",
+        "Binder.onShellCommand default",
+    ),
+    // frameworks/base/services/core/java/com/android/server/pm/PackageManagerShellCommand.java
+    (
+        "Failure [",
+        "PackageManagerShellCommand: install/uninstall status",
+    ),
+    (
+        "Unknown package:",
+        "PackageManagerShellCommand / am: the package is not installed",
+    ),
+    (
+        "Error: package name not specified",
+        "PackageManagerShellCommand",
+    ),
+    (
+        "Error: Could not access the Package Manager",
+        "pm before Android 7",
+    ),
+    // development/cmds/monkey/src/com/android/commands/monkey/Monkey.java
+    (
+        "** No activities found to run, monkey aborted.",
+        "Monkey.run: no matching activity",
+    ),
+    (
+        "** SYS_KEYS has no physical keys",
+        "MonkeySourceRandom.validate: no hardware keys",
+    ),
+    ("** Error:", "Monkey argument and script errors"),
+    ("** Monkey aborted", "Monkey.run"),
+    // the device shell (mksh) for a missing program
+    (
+        "inaccessible or not found",
+        "mksh: the program does not exist",
+    ),
+];
+
+/// Whether `out` holds one of [`FAILURE_TEXTS`].
+pub(crate) fn failure_text(out: &str) -> Option<&'static str> {
+    FAILURE_TEXTS
+        .iter()
+        .find(|(t, _)| out.contains(t))
+        .map(|(t, _)| *t)
 }
 
 impl Rule {
@@ -25,6 +120,9 @@ impl Rule {
             Rule::FailsOn(markers) => markers.iter().any(|m| out.contains(m)),
             Rule::SucceedsWith(word) => !out.contains(word),
             Rule::StartsWith(word) => !out.trim_start().starts_with(word),
+            Rule::Shell(markers) => {
+                markers.iter().any(|m| out.contains(m)) || failure_text(out).is_some()
+            }
         }
     }
 
@@ -39,7 +137,7 @@ impl Rule {
 }
 
 /// `input tap|swipe|keyevent|text` prints nothing on success.
-pub(crate) const INPUT: Rule = Rule::FailsOn(&[
+pub(crate) const INPUT: Rule = Rule::Shell(&[
     "Error",
     "Exception",
     "not found",
@@ -48,26 +146,29 @@ pub(crate) const INPUT: Rule = Rule::FailsOn(&[
 ]);
 
 /// `am start` (an activity, or a URL's `VIEW` intent).
-pub(crate) const AM_START: Rule = Rule::FailsOn(&["Error"]);
+pub(crate) const AM_START: Rule = Rule::Shell(&["Error"]);
 
 /// `am force-stop PKG`.
-pub(crate) const AM_FORCE_STOP: Rule = Rule::FailsOn(&["Error", "Exception"]);
+pub(crate) const AM_FORCE_STOP: Rule = Rule::Shell(&["Error", "Exception"]);
 
 /// `am broadcast` (text to the ADBKeyboard IME).
-pub(crate) const AM_BROADCAST: Rule = Rule::FailsOn(&["Error", "Exception"]);
+pub(crate) const AM_BROADCAST: Rule = Rule::Shell(&["Error", "Exception"]);
 
 /// `settings put`.
-pub(crate) const SETTINGS_PUT: Rule = Rule::FailsOn(&["Exception", "Error"]);
+pub(crate) const SETTINGS_PUT: Rule = Rule::Shell(&["Exception", "Error"]);
 
 /// `cmd package query-activities`: fails only where the command does not exist.
 pub(crate) const CMD_PACKAGE_QUERY: Rule =
     Rule::FailsOn(&["Unknown command", "Can't find service"]);
 
 /// `cmd locale set-app-locales`.
-pub(crate) const CMD_LOCALE: Rule = Rule::FailsOn(&["Unknown command", "Exception", "Error"]);
+pub(crate) const CMD_LOCALE: Rule = Rule::Shell(&["Unknown command", "Exception", "Error"]);
 
 /// `monkey -p PKG -c LAUNCHER 1`.
-pub(crate) const MONKEY_LAUNCH: Rule = Rule::FailsOn(&["No activities found", "aborted", "Error"]);
+pub(crate) const MONKEY_LAUNCH: Rule = Rule::Shell(&["No activities found", "aborted", "Error"]);
+
+/// `monkey -f SCRIPT 1`: prints `Events injected: N` when the script ran.
+pub(crate) const MONKEY_SCRIPT: Rule = Rule::Shell(&["aborted"]);
 
 /// `pm uninstall PKG`.
 pub(crate) const PM_UNINSTALL: Rule = Rule::SucceedsWith("Success");
@@ -103,6 +204,13 @@ mod tests {
         assert!(PM_UNINSTALL.failed("Failure [DELETE_FAILED_INTERNAL_ERROR]"));
         assert!(!PM_INSTALL.failed("  Success\n"));
         assert!(PM_INSTALL.failed("Failure [INSTALL_FAILED_INVALID_APK]"));
+        // Failures that carry no "Error" word.
+        assert!(CMD_LOCALE.failed("cmd: Can't find service: locale\n"));
+        assert!(MONKEY_LAUNCH.failed("** SYS_KEYS has no physical keys but with factor 2.0%.\n"));
+        assert!(AM_START.failed("Security exception: Permission Denial: starting Intent"));
+        assert!(AM_FORCE_STOP.failed("Unknown package: com.x\n"));
+        assert!(!AM_START.failed("Starting: Intent { cmp=com.a/.Main }\n"));
+        assert!(!MONKEY_LAUNCH.failed("Events injected: 1\n"));
         assert_eq!(
             AM_START.check("Error: Activity not started\na\nb\nc"),
             Err("Error: Activity not started / a / b".to_string())

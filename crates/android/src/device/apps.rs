@@ -9,6 +9,14 @@ use mobile_device::{
 };
 
 use super::AndroidDevice;
+
+/// Reads of the focus after a launch before it is called a failure.
+const FRONT_TRIES: u32 = 8;
+/// The wait between them (an activity takes a few hundred milliseconds to get focus).
+const FRONT_POLL: std::time::Duration = std::time::Duration::from_millis(250);
+
+/// What to do about the keyguard.
+pub(super) const KEYGUARD_HINT: &str = "The device is locked: wake and unlock it (press POWER, then swipe up and enter the PIN on the device), or turn the lock screen off in Settings > Security for testing";
 use super::errors::adb_error;
 use crate::adb::{Cap, output, run_transfer};
 use crate::parse;
@@ -42,10 +50,15 @@ impl AndroidDevice {
         Ok(parse::apps::parse_launcher_apps(&out))
     }
 
-    /// 2 round trips: `cmd package resolve-activity --brief PKG`, then `am start -n
-    /// PKG/ACT` (3 with a locale: `cmd locale set-app-locales PKG --locales L` first). A
-    /// package whose launcher activity does not resolve falls back to `monkey -p PKG -c
-    /// android.intent.category.LAUNCHER 1`.
+    /// 3 round trips: `cmd package resolve-activity --brief PKG`, `am start -n PKG/ACT`,
+    /// then `dumpsys window displays` to check the app came to the front (again every
+    /// [`FRONT_POLL`] while it has not, up to [`FRONT_TRIES`] reads). One more with a
+    /// locale (`cmd locale set-app-locales PKG --locales L` first), and one more,
+    /// `cmd package query-activities --brief -a MAIN -c LAUNCHER PKG`, for an app with
+    /// several launcher activities (resolve-activity then names the system chooser,
+    /// `ResolverActivity`). A package whose launcher activity does not resolve falls back
+    /// to `monkey -p PKG -c android.intent.category.LAUNCHER --pct-syskeys 0 1` (no
+    /// system-key events, which monkey refuses on devices without hardware keys).
     pub(super) async fn launch_app(&self, app: &AppId, locales: Option<&Locales>) -> Result<()> {
         let pkg = Self::package(app)?;
         if let Some(l) = locales {
@@ -67,59 +80,140 @@ impl AndroidDevice {
                     "launching an app in a given locale",
                     Platform::Android,
                     format!(
-                        "the device refused `cmd locale set-app-locales` ({said}); per-app locales need Android 13 or later"
+                        "the device refused `cmd locale set-app-locales` ({said}); per-app locales need Android 13 or later (on older releases change the whole device's language in Settings)"
                     ),
                 ));
             }
         }
+        let component = self.launcher_component(pkg.as_str()).await?;
+        {
+            let _turn = self.input.lock().await;
+            match &component {
+                Some(component) => {
+                    let out = self
+                        .sh(
+                            "launching the app",
+                            command(&["am", "start", "-n", component])?,
+                        )
+                        .await?;
+                    if let Err(said) = output::AM_START.check(&out) {
+                        return Err(DeviceError::backend(format!(
+                            "the device could not start {component}: {said}"
+                        )));
+                    }
+                }
+                None => {
+                    let out = self
+                        .sh(
+                            "launching the app",
+                            command(&[
+                                "monkey",
+                                "-p",
+                                pkg.as_str(),
+                                "-c",
+                                "android.intent.category.LAUNCHER",
+                                "--pct-syskeys",
+                                "0",
+                                "1",
+                            ])?,
+                        )
+                        .await?;
+                    if output::MONKEY_LAUNCH.failed(&out) {
+                        return Err(DeviceError::NotFound {
+                            what: format!("A launchable app \"{pkg}\""),
+                            hint: Some(output::first_lines(&out)),
+                            next: Some(NextStep::ListApps),
+                        });
+                    }
+                }
+            }
+        }
+        self.check_in_front(pkg.as_str()).await
+    }
+
+    /// The launcher activity to start for `pkg`: what `resolve-activity` names when it is
+    /// in the package; the package's first launcher activity when it names something else
+    /// (the chooser); `None` when nothing resolves.
+    async fn launcher_component(&self, pkg: &str) -> Result<Option<String>> {
         let out = self
             .sh(
+                "launching the app",
+                command(&["cmd", "package", "resolve-activity", "--brief", pkg])?,
+            )
+            .await?;
+        let resolved = parse::apps::parse_resolve_activity(&out);
+        if let Some(c) = &resolved
+            && c.split_once('/').is_some_and(|(p, _)| p == pkg)
+        {
+            return Ok(resolved);
+        }
+        if resolved.is_none() {
+            return Ok(None);
+        }
+        let out = self
+            .sh_cap(
                 "launching the app",
                 command(&[
                     "cmd",
                     "package",
-                    "resolve-activity",
+                    "query-activities",
                     "--brief",
-                    pkg.as_str(),
-                ])?,
-            )
-            .await?;
-        let _turn = self.input.lock().await;
-        if let Some(component) = parse::apps::parse_resolve_activity(&out) {
-            let out = self
-                .sh(
-                    "launching the app",
-                    command(&["am", "start", "-n", &component])?,
-                )
-                .await?;
-            if let Err(said) = output::AM_START.check(&out) {
-                return Err(DeviceError::backend(format!(
-                    "the device could not start {component}: {said}"
-                )));
-            }
-            return Ok(());
-        }
-        let out = self
-            .sh(
-                "launching the app",
-                command(&[
-                    "monkey",
-                    "-p",
-                    pkg.as_str(),
+                    "-a",
+                    "android.intent.action.MAIN",
                     "-c",
                     "android.intent.category.LAUNCHER",
-                    "1",
+                    pkg,
                 ])?,
+                Cap::LISTING,
             )
             .await?;
-        if output::MONKEY_LAUNCH.failed(&out) {
-            return Err(DeviceError::NotFound {
-                what: format!("A launchable app \"{pkg}\""),
-                hint: None,
-                next: Some(NextStep::ListApps),
-            });
+        Ok(parse::apps::parse_components(&out)
+            .into_iter()
+            .find(|c| c.split_once('/').is_some_and(|(p, _)| p == pkg)))
+    }
+
+    /// Whether `pkg` is in front after a launch: `Ok` when it is, or when the device prints
+    /// no focus to tell (nothing to check against); an error naming what is in front
+    /// instead (the keyguard, the chooser, another app).
+    async fn check_in_front(&self, pkg: &str) -> Result<()> {
+        let mut last = None;
+        for attempt in 0..FRONT_TRIES {
+            if attempt > 0 {
+                tokio::time::sleep(FRONT_POLL).await;
+            }
+            let out = self
+                .sh_cap(
+                    "checking the app is in front",
+                    command(&["dumpsys", "window", "displays"])?,
+                    Cap::LISTING,
+                )
+                .await?;
+            if parse::window::keyguard_in_front(&out) {
+                return Err(DeviceError::backend_with_hint(
+                    format!("{pkg} was started, but the keyguard (lock screen) is in front of it"),
+                    KEYGUARD_HINT,
+                ));
+            }
+            match parse::window::parse_focus(&out) {
+                Some(app) if app.package_name == pkg => return Ok(()),
+                Some(app) => last = Some(app),
+                None => {
+                    tracing::debug!(%pkg, "no focus lines after launch; cannot check");
+                    return Ok(());
+                }
+            }
         }
-        Ok(())
+        let other = last.map(|a| match a.activity {
+            Some(act) => format!("{}/{act}", a.package_name),
+            None => a.package_name,
+        });
+        Err(DeviceError::backend_with_hint(
+            format!(
+                "{pkg} was started, but {} is in front",
+                other.unwrap_or_else(|| "another window".into())
+            ),
+            "The app may still be starting, or a dialog or chooser is in front: take a screenshot to see",
+        ))
     }
 
     /// 1 round trip: `am force-stop PKG`.
@@ -216,6 +310,12 @@ impl AndroidDevice {
                 Cap::LISTING,
             )
             .await?;
+        if parse::window::keyguard_in_front(&out) {
+            return Err(DeviceError::backend_with_hint(
+                "the keyguard (lock screen) is in front: no app is",
+                KEYGUARD_HINT,
+            ));
+        }
         if let Some(app) = parse::window::parse_focus(&out) {
             return Ok(app);
         }

@@ -15,6 +15,13 @@ pub const ANDROID_BUTTONS: &str = "HOME, BACK, MENU, ENTER, VOLUME_UP, VOLUME_DO
 /// The package of the ADBKeyboard IME, the route for non-ASCII text.
 const ADB_KEYBOARD: &str = "com.android.adbkeyboard";
 
+/// A local file for a script on its way to the device, unique in this process.
+fn tempfile_path() -> std::path::PathBuf {
+    static N: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let n = N.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    std::env::temp_dir().join(format!("mobile-mcp-tap-{}-{n}.mks", std::process::id()))
+}
+
 /// `input` prints nothing on success; anything that looks like an error is reported.
 pub(super) fn check_input_output(what: &str, out: &str) -> Result<()> {
     output::INPUT
@@ -55,8 +62,11 @@ pub fn input_text_commands(text: &str) -> Result<Vec<Vec<String>>> {
         }
     };
     let mut prev_percent = false;
-    for c in text.chars() {
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
         match c {
+            // `\r\n` is one line break: one ENTER, not two.
+            '\r' if chars.peek() == Some(&'\n') => continue,
             '\n' | '\r' => {
                 flush(&mut cur, &mut cmds);
                 cmds.push(vec![
@@ -122,11 +132,53 @@ impl AndroidDevice {
             .await
     }
 
-    /// 2 round trips, back to back under the input lock: `input tap X Y` twice.
+    /// Android 12 and later: 2 round trips, back to back under the input lock, `input tap
+    /// X Y` twice (`input` runs `cmd input` in system_server, so the taps are a few
+    /// milliseconds apart). Android 8–11 (plus 1 round trip once, `getprop
+    /// ro.build.version.sdk`): `input` starts a Java VM per call (hundreds of milliseconds),
+    /// so two calls, even in one shell session, land further apart than the 300 ms a
+    /// double tap allows (`ViewConfiguration.DOUBLE_TAP_TIMEOUT`); instead one VM runs
+    /// both taps: a monkey script (`Tap(X,Y)`, `UserWait(100)`, `Tap(X,Y)`, AOSP
+    /// `MonkeySourceScript`) pushed to the device (1 sync session), run with `monkey -f
+    /// FILE 1` and removed (`rm -f FILE`): 3 round trips.
     pub(super) async fn double_tap(&self, at: Point) -> Result<()> {
         let [x, y] = Self::point_args(at)?;
+        if (1..=30).contains(&self.sdk().await?) {
+            return self.double_tap_in_one_vm(&x, &y).await;
+        }
         let tap = command(&["input", "tap", &x, &y])?;
         self.input_all("double tapping", &[tap.clone(), tap]).await
+    }
+
+    async fn double_tap_in_one_vm(&self, x: &str, y: &str) -> Result<()> {
+        const REMOTE: &str = "/data/local/tmp/mobile-mcp-double-tap.mks";
+        let script = format!(
+            "type= raw events\ncount= 3\nspeed= 1.0\nstart data >>\nTap({x},{y})\nUserWait(100)\nTap({x},{y})\n"
+        );
+        let local = tempfile_path();
+        std::fs::write(&local, script)
+            .map_err(|e| DeviceError::backend(format!("writing the tap script: {e}")))?;
+        let _turn = self.input.lock().await;
+        let link = self.link.clone();
+        let id = self.id.clone();
+        let src = local.clone();
+        let pushed = crate::adb::run_transfer("double tapping", move |cancel| {
+            link.push(&src, REMOTE, cancel)
+                .map_err(|e| super::adb_error(&id, &link, "pushing the tap script", e))
+        })
+        .await;
+        let _ = std::fs::remove_file(&local);
+        pushed?;
+        let out = self
+            .sh("double tapping", command(&["monkey", "-f", REMOTE, "1"])?)
+            .await;
+        let _ = self
+            .sh("double tapping", command(&["rm", "-f", REMOTE])?)
+            .await;
+        let out = out?;
+        output::MONKEY_SCRIPT.check(&out).map_err(|said| {
+            DeviceError::backend(format!("double tapping failed on the device: {said}"))
+        })
     }
 
     /// 1 round trip: `input swipe X Y X Y MS`.
@@ -258,6 +310,8 @@ mod tests {
             "a\nb\tc % s"
         );
         assert!(input_text_commands("é").is_err());
+        let crlf = input_text_commands("a\r\nb\rc").unwrap();
+        assert_eq!(crlf.iter().filter(|c| c[1] == "keyevent").count(), 2);
     }
 
     proptest! {

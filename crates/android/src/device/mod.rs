@@ -53,6 +53,8 @@ pub struct AndroidDevice {
     /// Length of this device's raw `screencap` header (16 from Android 10, else 12).
     raw_header: AtomicUsize,
     displays: OnceCell<Vec<String>>,
+    /// `ro.build.version.sdk`, read once when a method needs it.
+    sdk: OnceCell<u32>,
     recording: Mutex<Option<ActiveRecording>>,
 }
 
@@ -69,6 +71,7 @@ impl AndroidDevice {
             }),
             link,
             displays: OnceCell::new(),
+            sdk: OnceCell::new(),
             recording: Mutex::new(None),
         }
     }
@@ -141,6 +144,23 @@ impl AndroidDevice {
             check_input_output(what, &out)?;
         }
         Ok(())
+    }
+
+    /// The device's SDK level (1 round trip the first time: `getprop ro.build.version.sdk`;
+    /// 0 when it prints no number).
+    async fn sdk(&self) -> Result<u32> {
+        self.sdk
+            .get_or_try_init(|| async {
+                let out = self
+                    .sh(
+                        "reading the Android version",
+                        crate::quote::command(&["getprop", "ro.build.version.sdk"])?,
+                    )
+                    .await?;
+                Ok::<_, DeviceError>(out.trim().parse().unwrap_or(0))
+            })
+            .await
+            .copied()
     }
 
     fn package(app: &AppId) -> Result<PackageName> {

@@ -17,6 +17,17 @@ use crate::parse::screencap::{RawFrameSink, RawOutcome};
 use crate::parse::ui::DumpError;
 use crate::quote::command;
 
+/// Attempts of `uiautomator dump` at most.
+const TRIES: u32 = 6;
+/// Attempts that may fail on an idle-state timeout (each took 10 s on the phone).
+const IDLE_TRIES: u32 = 2;
+/// Attempts that may find another UiAutomation client connected.
+const BUSY_TRIES: u32 = 2;
+/// What `UiAutomationManager` throws when another client holds the connection.
+const UIAUTOMATION_BUSY: &str = "already registered";
+/// What to do about a screen that never goes idle.
+const ANIMATING_HINT: &str = "the screen is animating (an animation, a video or a live view keeps it from going idle, and uiautomator waits for idle); wait until it settles or pause it, or take a screenshot instead";
+
 /// The capture route a device's first screenshot takes, before any measurement
 /// ([`crate::capture`] then picks by measured time).
 ///
@@ -86,6 +97,11 @@ impl AndroidDevice {
         Ok(parse::display::active_display(&out, ids).or_else(|| ids.first().cloned()))
     }
 
+    /// `uiautomator dump`, retried on its known transient failures within bounds that fit
+    /// the server's deadline: an idle-state failure already waited 10 s on the phone
+    /// (`DumpCommand`'s `waitForIdle` timeout), so it is tried [`IDLE_TRIES`] times; another
+    /// UiAutomation client holding the connection, [`BUSY_TRIES`] times; a momentary null
+    /// root up to [`TRIES`] times. Each ends in a hint saying what is wrong.
     async fn uiautomator_xml(&self) -> Result<String> {
         let tty = command(&["uiautomator", "dump", "/dev/tty"])?;
         let tmp = "/data/local/tmp/mobile-mcp-ui.xml";
@@ -96,7 +112,8 @@ impl AndroidDevice {
         ];
         let mut last = String::new();
         let mut used_file = false;
-        for attempt in 0..6 {
+        let (mut idle, mut busy) = (0, 0);
+        for attempt in 0..TRIES {
             let out = if used_file {
                 self.sh_seq("reading the screen's elements", &file_route, Cap::UI_DUMP)
                     .await?
@@ -104,10 +121,30 @@ impl AndroidDevice {
                 self.sh_cap("reading the screen's elements", tty.clone(), Cap::UI_DUMP)
                     .await?
             };
+            if out.contains(UIAUTOMATION_BUSY) {
+                busy += 1;
+                if busy >= BUSY_TRIES {
+                    return Err(DeviceError::backend_with_hint(
+                        format!("uiautomator could not connect: {}", first_lines(out.trim())),
+                        "another UiAutomation client is connected (an Appium or UiAutomator2 server, a running instrumentation test, or another tool dumping the screen); stop it, then try again",
+                    ));
+                }
+                tokio::time::sleep(Duration::from_millis(500)).await;
+                continue;
+            }
             match parse::ui::extract_xml(&out) {
                 Ok(xml) => return Ok(xml.to_string()),
                 Err(DumpError::Transient(msg)) => {
                     tracing::debug!(attempt, %msg, "uiautomator transient failure; retrying");
+                    if msg.to_ascii_lowercase().contains("idle state") {
+                        idle += 1;
+                        if idle >= IDLE_TRIES {
+                            return Err(DeviceError::backend_with_hint(
+                                format!("uiautomator could not dump the screen: {msg}"),
+                                ANIMATING_HINT,
+                            ));
+                        }
+                    }
                     last = msg;
                     tokio::time::sleep(Duration::from_millis(250)).await;
                 }
@@ -124,22 +161,33 @@ impl AndroidDevice {
         }
         Err(DeviceError::backend_with_hint(
             format!("uiautomator could not dump the screen: {last}"),
-            "The screen may be changing (an animation or a video); wait a moment and try again, or take a screenshot instead",
+            ANIMATING_HINT,
         ))
     }
 
-    /// 2 round trips at once: `wm size`, `wm density`.
+    /// 3 round trips at once: `wm size`, `wm density` and `dumpsys window displays`; the
+    /// size is the natural one (`wm size`) turned to the current rotation (`cur=`), so a
+    /// landscape screen is wider than high whatever its panel's natural orientation.
     pub(super) async fn screen_size(&self) -> Result<ScreenSize> {
-        let out = self
-            .sh_pair(
+        let (wm, displays) = tokio::try_join!(
+            self.sh_pair(
                 "reading the screen size",
                 command(&["wm", "size"])?,
                 command(&["wm", "density"])?,
+            ),
+            self.sh_cap(
+                "reading the screen size",
+                command(&["dumpsys", "window", "displays"])?,
+                Cap::LISTING,
             )
-            .await?;
-        parse::display::parse_wm(&out).ok_or_else(|| {
-            DeviceError::backend(format!("`wm size` printed no size: {}", first_lines(&out)))
-        })
+        )?;
+        let size = parse::display::parse_wm(&wm).ok_or_else(|| {
+            DeviceError::backend(format!("`wm size` printed no size: {}", first_lines(&wm)))
+        })?;
+        Ok(parse::display::orient(
+            size,
+            parse::display::parse_current_size(&displays),
+        ))
     }
 
     /// 1 round trip: `screencap` (raw RGBA, no PNG encode on the phone, scaled while it
@@ -207,8 +255,25 @@ impl AndroidDevice {
         self.uiautomator_xml().await
     }
 
-    /// 1 round trip: `settings get system user_rotation`.
+    /// 1 round trip: `dumpsys window displays` (the current logical size, `cur=WxH`:
+    /// landscape when wider than high). `user_rotation` is only the locked rotation and
+    /// is inverted on landscape-natural panels, so it is read (a second round trip) only
+    /// when the device prints no `cur=`.
     pub(super) async fn orientation(&self) -> Result<Orientation> {
+        let out = self
+            .sh_cap(
+                "reading the orientation",
+                command(&["dumpsys", "window", "displays"])?,
+                Cap::LISTING,
+            )
+            .await?;
+        if let Some((w, h)) = parse::display::parse_current_size(&out) {
+            return Ok(if w > h {
+                Orientation::Landscape
+            } else {
+                Orientation::Portrait
+            });
+        }
         let out = self
             .sh(
                 "reading the orientation",
@@ -220,12 +285,18 @@ impl AndroidDevice {
         })
     }
 
-    /// 2 round trips: `settings put system accelerometer_rotation 0`, `settings put
-    /// system user_rotation N`.
+    /// 3 round trips: `wm size` (is the panel landscape-natural, as tablets and TVs
+    /// are?), `settings put system accelerometer_rotation 0`, `settings put system
+    /// user_rotation N` (0 for the panel's natural orientation, 1 for the other).
     pub(super) async fn set_orientation(&self, orientation: Orientation) -> Result<()> {
-        let n = match orientation {
-            Orientation::Portrait => "0",
-            Orientation::Landscape => "1",
+        let wm = self
+            .sh("changing the orientation", command(&["wm", "size"])?)
+            .await?;
+        let natural_landscape = parse::display::parse_wm(&wm).is_some_and(|s| s.width > s.height);
+        let n = if natural_landscape == (orientation == Orientation::Landscape) {
+            "0"
+        } else {
+            "1"
         };
         let out = self
             .sh_seq(

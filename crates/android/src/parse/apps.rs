@@ -3,9 +3,10 @@
 //! resolve-activity --brief PKG`.
 //!
 //! Labels: the verbose listing carries `nonLocalizedLabel=` (set when the manifest
-//! gives a literal label); most apps use a string resource there (`null`), and
-//! resolving resources would cost a `dumpsys package` per app, so those apps are
-//! labelled with their package name.
+//! gives a literal label); nearly every real app uses a string resource there (`null`),
+//! and no shell command prints a resolved label (`dumpsys package` does not either), so
+//! those apps get a name read from the package name ([`readable_name`]: its last
+//! meaningful segment, capitalised), at no extra round trip.
 
 use mobile_device::App;
 
@@ -19,7 +20,7 @@ pub fn parse_launcher_apps(text: &str) -> Vec<App> {
         }
         if let Some(a) = apps.iter_mut().find(|a| a.package_name == pkg) {
             if let Some(l) = label
-                && a.app_name == a.package_name
+                && a.app_name == readable_name(pkg)
             {
                 a.app_name = l.to_string();
             }
@@ -27,7 +28,9 @@ pub fn parse_launcher_apps(text: &str) -> Vec<App> {
         }
         apps.push(App {
             package_name: pkg.to_string(),
-            app_name: label.unwrap_or(pkg).to_string(),
+            app_name: label
+                .map(str::to_string)
+                .unwrap_or_else(|| readable_name(pkg)),
         });
     };
     // Only the ActivityInfo block's first packageName/label pair describes the activity;
@@ -59,6 +62,51 @@ pub fn parse_launcher_apps(text: &str) -> Vec<App> {
         }
     }
     apps
+}
+
+/// Segments of package names that say nothing about the app.
+const GENERIC: &[&str] = &[
+    "com", "org", "net", "io", "android", "app", "apps", "mobile", "client", "google", "main",
+    "free", "lite", "prod", "release",
+];
+
+/// A readable name for a package with no literal label: its last segment that is not
+/// generic, split at `_` and capitalised (`com.google.android.apps.maps` is "Maps",
+/// `com.android.chrome` "Chrome"); the package name when every segment is generic.
+pub fn readable_name(pkg: &str) -> String {
+    let Some(seg) = pkg
+        .rsplit('.')
+        .find(|s| !s.is_empty() && !GENERIC.contains(&s.to_ascii_lowercase().as_str()))
+    else {
+        return pkg.to_string();
+    };
+    seg.split('_')
+        .filter(|w| !w.is_empty())
+        .map(|w| {
+            let mut c = w.chars();
+            c.next()
+                .map(|f| f.to_uppercase().chain(c).collect::<String>())
+                .unwrap_or_default()
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// The components (`pkg/activity`) of a `query-activities --brief` listing, in order.
+pub fn parse_components(text: &str) -> Vec<String> {
+    super::lines(text)
+        .map(str::trim)
+        .filter(|l| !l.contains(' ') && !l.contains('='))
+        .filter(|l| {
+            l.split_once('/').is_some_and(|(p, a)| {
+                !p.is_empty()
+                    && !a.is_empty()
+                    && p.chars()
+                        .all(|c| c.is_ascii_alphanumeric() || c == '.' || c == '_')
+            })
+        })
+        .map(str::to_string)
+        .collect()
 }
 
 /// The component (`pkg/.Activity`) from `resolve-activity --brief`, or `None` when the
@@ -94,8 +142,8 @@ mod tests {
         assert_eq!(
             names,
             vec![
-                ("com.android.settings", "com.android.settings"),
-                ("com.android.chrome", "com.android.chrome"),
+                ("com.android.settings", "Settings"),
+                ("com.android.chrome", "Chrome"),
                 ("mark.via.gp", "Via Browser"),
             ]
         );
@@ -103,6 +151,16 @@ mod tests {
         let brief =
             parse_launcher_apps("priority=0 preferredOrder=0\ncom.a/.Main\ncom.b/com.b.X\n");
         assert_eq!(brief.len(), 2);
+    }
+
+    #[test]
+    fn readable_names() {
+        assert_eq!(readable_name("com.google.android.apps.maps"), "Maps");
+        assert_eq!(readable_name("com.example.notes"), "Notes");
+        assert_eq!(readable_name("com.android"), "com.android");
+        assert_eq!(readable_name("org.my_app.photo_editor"), "Photo Editor");
+        let brief = "2 activities found:\n  Activity #0:\n    priority=0 preferredOrder=0 match=0x108000 specificIndex=-1 isDefault=false\n    com.a/.Main\n  Activity #1:\n    priority=0 preferredOrder=0\n    com.a/.Quick\n";
+        assert_eq!(parse_components(brief), vec!["com.a/.Main", "com.a/.Quick"]);
     }
 
     #[test]
@@ -128,7 +186,7 @@ mod tests {
         ));
         assert_eq!(apps.len(), 1);
         assert_eq!(apps[0].package_name, "com.android.chrome");
-        assert_eq!(apps[0].app_name, "com.android.chrome");
+        assert_eq!(apps[0].app_name, "Chrome");
     }
 
     #[test]

@@ -39,7 +39,33 @@ pub fn parse_wm(text: &str) -> Option<ScreenSize> {
     })
 }
 
-/// `settings get system user_rotation`: 0 and 2 are portrait, 1 and 3 landscape.
+/// The display's current logical size from `dumpsys window displays`: the `cur=WxH` of
+/// the first display (`DisplayContent.dump` prints `init=… base=… cur=… app=…`; `cur` is
+/// the logical size in the current rotation, which `wm size` does not give: it prints the
+/// natural size).
+pub fn parse_current_size(text: &str) -> Option<(u32, u32)> {
+    super::lines(text).find_map(|l| {
+        let (_, rest) = l.split_once(" cur=")?;
+        dims(rest.split_whitespace().next()?)
+    })
+}
+
+/// `size` turned to the current orientation of `current` (`cur=` from `dumpsys window
+/// displays`): swapped when one is landscape and the other portrait.
+pub fn orient(mut size: ScreenSize, current: Option<(u32, u32)>) -> ScreenSize {
+    if let Some((w, h)) = current
+        && (w > h) != (size.width > size.height)
+        && w != h
+    {
+        std::mem::swap(&mut size.width, &mut size.height);
+    }
+    size
+}
+
+/// `settings get system user_rotation`: 0 and 2 are portrait, 1 and 3 landscape. Only
+/// the *locked* rotation on a portrait-natural panel: with auto-rotate on, or an app
+/// asking for an orientation, or a landscape-natural tablet, the screen can be otherwise;
+/// [`parse_current_size`] reads what it is.
 pub fn parse_user_rotation(text: &str) -> Option<Orientation> {
     match text.trim() {
         "0" | "2" | "null" | "" => Some(Orientation::Portrait),
@@ -96,6 +122,18 @@ mod tests {
         assert!(parse_wm("cmd: Can't find service: window").is_none());
         let s = parse_wm("Physical size: 100x200\r\n").unwrap();
         assert_eq!((s.scale, s.density), (1.0, None));
+    }
+
+    #[test]
+    fn current_size_turns_the_natural_one() {
+        let text = include_str!("../../../../fixtures/android/parser-dumpsys-window-focus.txt");
+        assert_eq!(parse_current_size(text), Some((1080, 2400)));
+        let land = "    init=1080x2400 420dpi base=1080x2400 420dpi cur=2400x1080 app=2400x954\n";
+        let natural = parse_wm("Physical size: 1080x2400\n").unwrap();
+        let s = orient(natural, parse_current_size(land));
+        assert_eq!((s.width, s.height), (2400, 1080));
+        let s = orient(parse_wm("Physical size: 1080x2400\n").unwrap(), None);
+        assert_eq!((s.width, s.height), (1080, 2400));
     }
 
     #[test]

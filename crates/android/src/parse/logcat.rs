@@ -155,12 +155,52 @@ pub fn parse_crashes(text: &str) -> Vec<CrashReport> {
     if let Some(o) = open {
         done.push(o.report);
     }
+    let mut done = merge_tombstones(done);
     for r in &mut done {
         if r.crash.process_name.is_empty() {
             r.crash.process_name = "unknown".to_string();
         }
     }
     done
+}
+
+/// One native crash leaves two blocks: libc's `Fatal signal … pid N (name)` from the
+/// crashing process (bionic's debuggerd handler), then crash_dump's tombstone under
+/// `DEBUG` from its own pid, whose `pid: N, tid: …, name: …  >>> process <<<` line names the
+/// crashed pid (debuggerd's tombstone header). A tombstone whose crashed pid has a
+/// `Fatal signal` block is that crash's second half, joined to it.
+fn merge_tombstones(reports: Vec<CrashReport>) -> Vec<CrashReport> {
+    let crashed_pid = |r: &CrashReport| -> Option<u32> {
+        r.text.lines().find_map(|l| {
+            let (_, rest) = l.split_once(" pid: ")?;
+            rest.split(',').next()?.trim().parse().ok()
+        })
+    };
+    let signal_pid = |r: &CrashReport| -> Option<u32> {
+        r.text
+            .lines()
+            .next()
+            .filter(|l| l.contains("Fatal signal"))
+            .and(r.crash.id.split('-').next()?.parse().ok())
+    };
+    let mut out: Vec<CrashReport> = Vec::with_capacity(reports.len());
+    for r in reports {
+        let target = crashed_pid(&r).and_then(|pid| {
+            out.iter()
+                .rposition(|o| signal_pid(o) == Some(pid) && !o.text.contains(" pid: "))
+        });
+        match target {
+            Some(i) => {
+                let o = &mut out[i];
+                if o.crash.process_name.is_empty() || r.text.contains(">>> ") {
+                    o.crash.process_name = r.crash.process_name.clone();
+                }
+                o.text.push_str(&r.text);
+            }
+            None => out.push(r),
+        }
+    }
+    out
 }
 
 /// `ps -A -o PID=,NAME=`: pid to process name, for the `process` log filter.
@@ -216,8 +256,8 @@ mod tests {
             heads,
             vec![
                 ("4242-11-30T05:12:03.244", "com.example.app"),
-                ("5001-11-30T05:14:10.373", "example.native"),
-                ("5020-11-30T05:14:10.480", "com.example.native"),
+                // The libc signal line and crash_dump's tombstone are one crash.
+                ("5001-11-30T05:14:10.373", "com.example.native"),
                 ("4300-11-30T05:20:00.001", "com.example.app:sync"),
             ]
         );
@@ -227,7 +267,8 @@ mod tests {
                 .text
                 .contains("Caused by: java.lang.NullPointerException")
         );
-        assert_eq!(cs[2].text.lines().count(), 7);
+        assert_eq!(cs[1].text.lines().count(), 8);
+        assert!(cs[1].text.contains("Fatal signal 11") && cs[1].text.contains("backtrace:"));
         assert!(parse_crashes("").is_empty());
     }
 

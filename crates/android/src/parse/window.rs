@@ -43,6 +43,28 @@ const FALLBACK_PREFIXES: &[&str] = &[
     "topResumedActivity=",
 ];
 
+/// Windows whose focus means the keyguard (or SystemUI's shade over it) is in front:
+/// SystemUI's `NotificationShade` window hosts the keyguard from Android 12
+/// (NotificationShadeWindowControllerImpl), the `StatusBar` window before it
+/// (StatusBarWindowController); `Keyguard` on some vendor builds. Their `mFocusedApp`
+/// still names the app behind, which is not what the user sees.
+const KEYGUARD_WINDOWS: &[&str] = &["NotificationShade", "StatusBar", "Keyguard"];
+
+/// Whether the focused window (`mCurrentFocus=Window{hash u0 TITLE}`) is the keyguard's.
+pub fn keyguard_in_front(text: &str) -> bool {
+    super::lines(text).any(|line| {
+        let Some(rest) = line.trim().strip_prefix("mCurrentFocus=Window{") else {
+            return false;
+        };
+        let title = rest
+            .trim_end_matches('}')
+            .split_whitespace()
+            .nth(2)
+            .unwrap_or("");
+        KEYGUARD_WINDOWS.contains(&title)
+    })
+}
+
 /// Parses `dumpsys window` (or `dumpsys window displays`) output.
 pub fn parse_focus(text: &str) -> Option<ForegroundApp> {
     let mut focused_app = None;
@@ -146,5 +168,19 @@ mod tests {
         // An ANR dialog has no component: the focused app below it answers.
         let anr = "  mCurrentFocus=Window{8 u0 Application Not Responding: com.c}\r\n  mFocusedApp=ActivityRecord{2 u0 com.c/.Home t7}\r\n";
         assert_eq!(parse_focus(anr).unwrap().package_name, "com.c");
+        assert!(!keyguard_in_front(anr));
+    }
+
+    #[test]
+    fn keyguard_windows() {
+        let k12 = "  mCurrentFocus=Window{2c4e1b8 u0 NotificationShade}\n  mFocusedApp=ActivityRecord{1 u0 com.a/.Main t2}\n";
+        assert!(keyguard_in_front(k12));
+        assert!(keyguard_in_front(
+            "mCurrentFocus=Window{9 u0 StatusBar}\r\n"
+        ));
+        assert!(!keyguard_in_front(
+            "mCurrentFocus=Window{9 u0 com.a/com.a.Main}\n"
+        ));
+        assert!(!keyguard_in_front("mCurrentFocus=null\n"));
     }
 }

@@ -6,6 +6,7 @@
 pub(crate) const SERVER: &str = env!("CARGO_BIN_EXE_mobile-mcp");
 
 mod android_e2e;
+mod android_profiles;
 mod annotations_doc;
 mod big_install;
 mod faults;

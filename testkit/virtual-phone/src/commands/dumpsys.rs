@@ -3,6 +3,16 @@
 use super::*;
 
 fn focus_lines(s: &PhoneState) -> (String, String, String) {
+    let (win, app, comp) = app_focus_lines(s);
+    if s.profile.keyguard {
+        // The keyguard's window has focus; the app below stays the focused app.
+        let title = s.profile.keyguard_window();
+        return (format!("Window{{2c4e1b8 u0 {title}}}"), app, comp);
+    }
+    (win, app, comp)
+}
+
+fn app_focus_lines(s: &PhoneState) -> (String, String, String) {
     match s.foreground() {
         Some(f) => {
             let comp = short_component(&f.package, &f.activity);

@@ -112,6 +112,8 @@ fn num(s: Option<&String>) -> Option<f64> {
 }
 
 pub(super) fn input(ctx: &mut Ctx, args: &[String]) -> Res {
+    // One process per call: a Java VM start on Android 8–11 (crate::profile).
+    ctx.with_state(crate::profile::input_process);
     let mut args: Vec<String> = args.to_vec();
     // Optional source / display: `input [touchscreen|keyboard|…] [-d DISPLAY] cmd …`
     if let Some(first) = args.first()
@@ -148,6 +150,7 @@ pub(super) fn input(ctx: &mut Ctx, args: &[String]) -> Res {
             };
             ctx.with_state(|s| {
                 s.input_events.push(InputEvent::Tap { x, y });
+                crate::profile::record_tap(s, x, y);
                 tap(s, x, y);
             });
             Ok(0)

@@ -10,6 +10,12 @@ pub(super) fn pm(ctx: &mut Ctx, args: &[String]) -> Res {
 pub(super) fn cmd(ctx: &mut Ctx, args: &[String]) -> Res {
     let service = args.first().map(String::as_str).unwrap_or("");
     let rest = if args.is_empty() { args } else { &args[1..] };
+    if !service.is_empty() && !ctx.with_state(|s| s.profile.has_cmd(service)) {
+        // What `cmd` prints for a service this release does not have
+        // (frameworks/native/cmds/cmd/cmd.cpp).
+        ctx.eprint(&format!("cmd: Can't find service: {service}\n"))?;
+        return Ok(20);
+    }
     match service {
         "package" => package_command(ctx, rest, true),
         "activity" => am(ctx, rest),
@@ -322,17 +328,20 @@ fn launcher_matches(
                 p.name != LAUNCHER_PACKAGE || pkg.is_some()
             }
         })
-        .filter_map(|p| {
-            p.launcher_activity.as_ref().map(|a| {
-                (
-                    p.name.clone(),
-                    a.clone(),
-                    p.label.clone(),
-                    p.uid,
-                    p.system,
-                    p.apk_path.clone(),
-                )
-            })
+        .flat_map(|p| {
+            crate::profile::launcher_activities(s, &p.name)
+                .into_iter()
+                .map(|a| {
+                    (
+                        p.name.clone(),
+                        a,
+                        p.label.clone(),
+                        p.uid,
+                        p.system || s.profile.resource_labels,
+                        p.apk_path.clone(),
+                    )
+                })
+                .collect::<Vec<_>>()
         })
         .collect()
 }
@@ -407,6 +416,20 @@ fn resolve_activity(ctx: &mut Ctx, args: &[String]) -> Res {
         }
         v
     });
+    if found.len() > 1 {
+        // Several activities match equally: `resolveIntent` answers with the system chooser
+        // (ComputerEngine.chooseBestActivity returns mResolveInfo, ResolverActivity in
+        // package `android`), which `--brief` prints as its short component.
+        let comp = format!("android/{}", crate::profile::RESOLVER_ACTIVITY);
+        if components {
+            ctx.print(&format!("{comp}\n"))?;
+        } else {
+            ctx.print(&format!(
+                "priority=0 preferredOrder=0 match=0x0 specificIndex=-1 isDefault=false\n{comp}\n"
+            ))?;
+        }
+        return Ok(0);
+    }
     let Some((p, a, label, uid, system, source)) = found.into_iter().next() else {
         ctx.print("No activity found\n")?;
         return Ok(0);

@@ -12,6 +12,19 @@ pub(super) fn uiautomator(ctx: &mut Ctx, args: &[String]) -> Res {
         .find(|a| !a.starts_with("--"))
         .cloned()
         .unwrap_or_else(|| "/sdcard/window_dump.xml".into());
+    // A refusal (an animated screen, another UiAutomation client) costs what it costs on a
+    // phone: `waitForIdle` gives up after its timeout (10 s), in virtual time.
+    let refusal = ctx.with_state(|s| {
+        let r = crate::profile::uiautomator_refusal(s);
+        if r.is_some_and(|t| t.contains("idle state")) {
+            s.profile.clock.now_ms += crate::profile::IDLE_TIMEOUT_MS;
+        }
+        r
+    });
+    if let Some(text) = refusal {
+        ctx.eprint(text)?;
+        return Ok(1);
+    }
     let xml = ctx.with_state(|s| {
         let root = layout::layout(s);
         uixml::dump(&root, s.rotation())

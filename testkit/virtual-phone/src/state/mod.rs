@@ -413,6 +413,8 @@ pub struct PhoneState {
     pub next_uid: u32,
     /// Whether the screen is on (off captures black).
     pub screen_on: bool,
+    /// The device profile: release and real-device traits ([`crate::profile`]).
+    pub profile: crate::profile::Profile,
 }
 
 impl Default for PhoneState {
@@ -446,12 +448,10 @@ impl PhoneState {
             .get_mut(&f.screen)
     }
 
-    /// `user_rotation` (0..=3) from the system settings.
+    /// The display's current rotation (0..=3): `user_rotation` unless the profile's app in
+    /// front asks for another ([`crate::profile::current_rotation`]).
     pub fn rotation(&self) -> u32 {
-        self.setting("system", "user_rotation")
-            .and_then(|v| v.trim().parse::<u32>().ok())
-            .map(|r| r % 4)
-            .unwrap_or(0)
+        crate::profile::current_rotation(self)
     }
 
     /// A setting value.
