@@ -39,8 +39,14 @@ fn words(s: &str) -> Vec<String> {
         .collect()
 }
 
-/// The words of the visible labels of `elements` on a `w` x `h` screen, in list order.
-fn label_words(elements: &[Value], (w, h): (f64, f64)) -> Vec<String> {
+/// A visible label: its element's box on the screen (x, y, width, height) and its words.
+struct Label {
+    rect: (f64, f64, f64, f64),
+    words: Vec<String>,
+}
+
+/// The visible labels of `elements` on a `w` x `h` screen, in list order.
+fn visible_labels(elements: &[Value], (w, h): (f64, f64)) -> Vec<Label> {
     let mut out = Vec::new();
     for e in elements {
         let ty = e["type"].as_str().unwrap_or_default();
@@ -55,22 +61,73 @@ fn label_words(elements: &[Value], (w, h): (f64, f64)) -> Vec<String> {
         }
         // The text and the label often say the same; count each word of the element once.
         let mut seen = BTreeSet::new();
+        let mut words_of = Vec::new();
         for field in ["text", "label"] {
             for word in words(e[field].as_str().unwrap_or_default()) {
                 if seen.insert(word.clone()) {
-                    out.push(word);
+                    words_of.push(word);
                 }
             }
+        }
+        if !words_of.is_empty() {
+            out.push(Label {
+                rect: (x, y, cw, ch),
+                words: words_of,
+            });
         }
     }
     out
 }
 
+/// `part` as black text on white: inverted when mostly dark (light text on a filled button
+/// or bar), then thresholded halfway between its darkest and its lightest grey.
+fn dark_on_light(mut part: image::GrayImage) -> image::GrayImage {
+    let mut levels: Vec<u8> = part.pixels().map(|p| p.0[0]).collect();
+    levels.sort_unstable();
+    if levels[levels.len() / 2] < 128 {
+        image::imageops::invert(&mut part);
+        levels = levels.iter().rev().map(|v| 255 - v).collect();
+    }
+    // Black and white at the middle grey between the darkest and the lightest level.
+    let mid = (u16::from(levels[0]) + u16::from(levels[levels.len() - 1])) / 2;
+    for p in part.pixels_mut() {
+        p.0[0] = if u16::from(p.0[0]) < mid { 0 } else { 255 };
+    }
+    // What is dark and touches the edge is the ground around the element (the page around
+    // a button's rounded ends), not text: it would frame the text and hide it from
+    // tesseract, so it is cleared.
+    let (w, h) = part.dimensions();
+    let mut todo: Vec<(u32, u32)> = (0..w)
+        .flat_map(|x| [(x, 0), (x, h - 1)])
+        .chain((0..h).flat_map(|y| [(0, y), (w - 1, y)]))
+        .collect();
+    while let Some((x, y)) = todo.pop() {
+        if part.get_pixel(x, y).0[0] == 255 {
+            continue;
+        }
+        part.put_pixel(x, y, image::Luma([255]));
+        if x > 0 {
+            todo.push((x - 1, y));
+        }
+        if y > 0 {
+            todo.push((x, y - 1));
+        }
+        if x + 1 < w {
+            todo.push((x + 1, y));
+        }
+        if y + 1 < h {
+            todo.push((x, y + 1));
+        }
+    }
+    part
+}
+
 /// Runs `tesseract PNG stdout`; panics saying how to install it when it is missing.
-async fn tesseract(png: &Path) -> String {
+async fn tesseract(png: &Path, psm: &str) -> String {
     let run = tokio::process::Command::new("tesseract")
         .arg(png)
         .arg("stdout")
+        .args(["--psm", psm])
         .kill_on_drop(true)
         .output();
     let out = match tokio::time::timeout(OCR_DEADLINE, run).await {
@@ -111,7 +168,8 @@ async fn read_back(mcp: &McpChild, device: &str, screen: &str, tmp: &Path) -> (f
         .as_array()
         .cloned()
         .unwrap_or_default();
-    let want = label_words(&elements, size);
+    let labels = visible_labels(&elements, size);
+    let want: Vec<&String> = labels.iter().flat_map(|l| &l.words).collect();
     assert!(
         !want.is_empty(),
         "{screen}: no visible labels in {elements:?}"
@@ -138,24 +196,58 @@ async fn read_back(mcp: &McpChild, device: &str, screen: &str, tmp: &Path) -> (f
         w.max(h) <= 1024,
         "{screen}: the default screenshot is {w}x{h}"
     );
-    let big = image::imageops::resize(
-        &picture,
-        w * 2,
-        h * 2,
-        image::imageops::FilterType::CatmullRom,
-    );
-    let png = tmp.join(format!("{screen}.png"));
-    big.save(&png).unwrap();
-    if let Some(dir) = std::env::var_os(SAVE_ENV) {
-        std::fs::create_dir_all(&dir).unwrap();
-        std::fs::write(Path::new(&dir).join(format!("{screen}.jpg")), &jpeg).unwrap();
+    let save_dir = std::env::var_os(SAVE_ENV).map(std::path::PathBuf::from);
+    if let Some(dir) = &save_dir {
+        std::fs::create_dir_all(dir).unwrap();
+        std::fs::write(dir.join(format!("{screen}.jpg")), &jpeg).unwrap();
     }
-    let read: BTreeSet<String> = words(&tesseract(&png).await).into_iter().collect();
-    let missed: Vec<String> = want
-        .iter()
-        .filter(|w| !read.contains(*w))
-        .cloned()
-        .collect();
+    let ocr = async |name: String, part: &image::GrayImage, psm: &str, zoom: u32| {
+        let big = image::imageops::resize(
+            part,
+            part.width() * zoom,
+            part.height() * zoom,
+            image::imageops::FilterType::CatmullRom,
+        );
+        let png = tmp.join(format!("{name}.png"));
+        big.save(&png).unwrap();
+        let text = tesseract(&png, psm).await;
+        if let Some(dir) = &save_dir {
+            std::fs::write(dir.join(format!("{name}.txt")), &text).unwrap();
+            std::fs::copy(&png, dir.join(format!("{name}.png"))).unwrap();
+        }
+        // Roboto's capital I is a bare stroke, and so is a text caret: tesseract reads both
+        // as a bar, so a bar counts as a break and as an I.
+        let mut read: BTreeSet<String> = words(&text).into_iter().collect();
+        read.extend(words(&text.replace('|', "I")));
+        read
+    };
+    // The whole picture, as sparse text (a screen is not a page of paragraphs).
+    let gray = image::DynamicImage::ImageRgb8(picture.clone()).to_luma8();
+    let whole = ocr(screen.to_string(), &gray, "11", 2).await;
+    let (sx, sy) = (f64::from(w) / size.0, f64::from(h) / size.1);
+    let mut missed = Vec::new();
+    for (i, label) in labels.iter().enumerate() {
+        if label.words.iter().all(|w| whole.contains(w)) {
+            continue;
+        }
+        // Tesseract's layout analysis passes over text on filled buttons and bars: read the
+        // element's own box (with a margin) as one block too.
+        let (x, y, bw, bh) = label.rect;
+        let m = 4.0;
+        let x0 = ((x * sx - m).max(0.0) as u32).min(w - 1);
+        let y0 = ((y * sy - m).max(0.0) as u32).min(h - 1);
+        let x1 = (((x + bw) * sx + m) as u32).clamp(x0 + 1, w);
+        let y1 = (((y + bh) * sy + m) as u32).clamp(y0 + 1, h);
+        let part = image::imageops::crop_imm(&gray, x0, y0, x1 - x0, y1 - y0).to_image();
+        let boxed = ocr(format!("{screen}-{i}"), &dark_on_light(part), "6", 4).await;
+        missed.extend(
+            label
+                .words
+                .iter()
+                .filter(|w| !whole.contains(*w) && !boxed.contains(*w))
+                .cloned(),
+        );
+    }
     let share = 1.0 - missed.len() as f64 / want.len() as f64;
     println!(
         "{screen}: {:.0}% of {} label words read back ({w}x{h} screenshot); missed {missed:?}",
