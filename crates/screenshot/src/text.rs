@@ -93,6 +93,20 @@ fn scale(font: &FontRef<'_>, px: f32) -> PxScale {
     PxScale::from(px.max(0.0) * font.height_unscaled() / units_per_em)
 }
 
+/// The glyph for `c`, or for its plain look-alike when the font has none (a non-breaking
+/// hyphen as in Apple's "Wi‑Fi", non-breaking spaces).
+fn glyph<F: Font, S: ScaleFont<F>>(s: &S, c: char) -> ab_glyph::GlyphId {
+    let id = s.glyph_id(c);
+    if id.0 != 0 {
+        return id;
+    }
+    match c {
+        '\u{2010}' | '\u{2011}' => s.glyph_id('-'),
+        '\u{00a0}' | '\u{202f}' | '\u{2007}' => s.glyph_id(' '),
+        _ => id,
+    }
+}
+
 /// Distance from the top of the line box to the baseline, in pixels, at em size `px`.
 pub fn ascent(px: f32) -> f32 {
     let f = font(Weight::Regular);
@@ -119,7 +133,7 @@ pub fn measure(style: &Style, text: &str) -> f32 {
     let mut width = 0.0;
     let mut prev = None;
     for c in text.chars() {
-        let id = s.glyph_id(c);
+        let id = glyph(&s, c);
         if let Some(p) = prev {
             width += s.kern(p, id);
         }
@@ -180,7 +194,7 @@ pub fn draw_styled(
     let mut caret = x as f32;
     let mut prev = None;
     for c in text.chars() {
-        let id = s.glyph_id(c);
+        let id = glyph(&s, c);
         if let Some(p) = prev {
             caret += s.kern(p, id);
         }
@@ -360,6 +374,17 @@ mod tests {
         assert_eq!(ellipsize(&style, "Short", 200.0), "Short");
         let cut = ellipsize(&style, "A rather long label for a narrow box", 80.0);
         assert!(cut.ends_with('…') && measure(&style, &cut) <= 80.0, "{cut}");
+    }
+
+    #[test]
+    fn look_alikes_stand_in_for_missing_characters() {
+        let f = font(Weight::Regular);
+        let s = f.as_scaled(scale(f, 16.0));
+        for c in ['\u{2011}', '\u{00a0}', '\u{202f}'] {
+            assert_ne!(glyph(&s, c).0, 0, "{c:?} has a glyph or a stand-in");
+        }
+        let ratio = text_width(16.0, "Wi\u{2011}Fi") / text_width(16.0, "Wi-Fi");
+        assert!((0.9..1.1).contains(&ratio), "{ratio}");
     }
 
     #[test]

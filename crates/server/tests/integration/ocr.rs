@@ -4,14 +4,20 @@
 //! `tesseract` as the reader.
 //!
 //! For each screen: `mobile_list_elements_on_screen` gives the labels, `mobile_take_screenshot`
-//! (default options: JPEG, at most 1024 px on the longest side) gives the picture; the
-//! picture is upscaled 2x (tesseract reads small UI text better so) and read with
-//! `tesseract IN stdout`. A label is visible when its element is not a container (the
-//! `Application` window and `Group`s carry a name, not drawn text) and its box lies on the
-//! screen. Its words are the runs of ASCII letters and digits, lowercased (the `eng` model
-//! reads Latin script only: the CJK in one app's name is not counted). A word is read back
-//! when the OCR output has it as a word. Each screen must read back at least
-//! [`MIN_SHARE`] of its visible labels' words; the shares are printed.
+//! (default options: JPEG, at most 1024 px on the longest side) gives the picture.
+//!
+//! - Visible labels: elements that are not containers (the `Application` window and
+//!   `Group`s carry a name, not drawn text) whose box lies on the screen; their text and
+//!   label, or, for an iOS text field with a value, the value (its placeholder is gone then).
+//! - Words: runs of ASCII letters and digits, lowercased (the `eng` model reads Latin script
+//!   only: the CJK in one app's name is not counted).
+//! - Reading: tesseract (`tesseract IN stdout --psm N`) reads the whole picture, in grey and
+//!   upscaled 2x, as sparse text (psm 11); a label with a word not found there is read again
+//!   from its element's box cut from the picture, made black on white and upscaled 4x, as
+//!   one block (psm 6), since tesseract's layout analysis passes over text on filled
+//!   buttons and bars. A word is read back when either reading has it.
+//! - Each screen must read back at least [`MIN_SHARE`] of its visible labels' words; the
+//!   per-screen shares are printed.
 
 use std::collections::BTreeSet;
 use std::path::Path;
@@ -62,7 +68,15 @@ fn visible_labels(elements: &[Value], (w, h): (f64, f64)) -> Vec<Label> {
         // The text and the label often say the same; count each word of the element once.
         let mut seen = BTreeSet::new();
         let mut words_of = Vec::new();
-        for field in ["text", "label"] {
+        // A text field with a value shows the value; its label is only a name then.
+        let field_with_value = matches!(ty, "TextField" | "SecureTextField" | "SearchField")
+            && e["value"].as_str().is_some_and(|v| !v.is_empty());
+        let fields: &[&str] = if field_with_value {
+            &["value"]
+        } else {
+            &["text", "label"]
+        };
+        for field in fields {
             for word in words(e[field].as_str().unwrap_or_default()) {
                 if seen.insert(word.clone()) {
                     words_of.push(word);
