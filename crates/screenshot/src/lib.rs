@@ -20,7 +20,8 @@
 //! coordinates, because a model that taps what it sees in a scaled image must multiply.
 //!
 //! Modules: `process` (entry points and the input sources), `stream` ([`StreamScaler`]),
-//! `downscale` (the area downscaler), `jpeg` (banded JPEG encoding on two threads).
+//! `downscale` (the area downscaler), `jpeg` (banded JPEG encoding on two threads),
+//! [`text`] (text drawing with the embedded Roboto font).
 
 #![warn(missing_docs)]
 
@@ -28,6 +29,7 @@ mod downscale;
 mod jpeg;
 mod process;
 mod stream;
+pub mod text;
 
 pub use mobile_device::{DEFAULT_JPEG_QUALITY, DEFAULT_MAX_SIZE, OutputFormat, ScreenshotOptions};
 pub use process::{decode, process, target_size};

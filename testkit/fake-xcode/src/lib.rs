@@ -38,6 +38,7 @@
 mod idb;
 mod json;
 mod openstep;
+mod picture;
 mod screen;
 mod simctl;
 mod state;

@@ -203,31 +203,7 @@ fn uuid_like(seed: &str) -> String {
 
 /// Renders the current screen as a PNG of the simulator's pixel size.
 fn render_png(sim: &Simulator) -> Vec<u8> {
-    let (w, h) = sim.capture_points();
-    let (pw, ph) = (w * sim.scale, h * sim.scale);
-    let shade = sim
-        .foreground
-        .as_deref()
-        .map(|f| f.bytes().fold(0u8, |a, b| a.wrapping_add(b)))
-        .unwrap_or(200);
-    let mut img = image::RgbImage::from_pixel(pw, ph, image::Rgb([shade, 120, 255 - shade]));
-    // Draw each visible element's frame as a filled box, so screens differ visibly.
-    for e in sim.visible() {
-        let s = sim.scale as f64;
-        let (x0, y0) = ((e.x * s) as u32, (e.y * s) as u32);
-        let (x1, y1) = (
-            (((e.x + e.width) * s) as u32).min(pw),
-            (((e.y + e.height) * s) as u32).min(ph),
-        );
-        for y in y0.min(ph)..y1 {
-            for x in x0.min(pw)..x1 {
-                img.put_pixel(x, y, image::Rgb([250, 250, 250]));
-            }
-        }
-    }
-    let mut out = std::io::Cursor::new(Vec::new());
-    let _ = img.write_to(&mut out, image::ImageFormat::Png);
-    out.into_inner()
+    super::picture::png(sim)
 }
 
 /// A minimal MP4 (`ftyp` + empty `mdat`) for recordings.
