@@ -72,8 +72,13 @@ const CASES: &[Case] = &[
     },
     Case {
         kind: Kind::Traversal,
-        label: "percent-encoded ..%2f",
-        path: |b, e| format!("{}/root/..%2fout%2fnew.{e}", b.display()),
+        label: "percent-encoded %2e%2e/",
+        path: |b, e| format!("{}/root/%2e%2e/out/new.{e}", b.display()),
+    },
+    Case {
+        kind: Kind::Traversal,
+        label: "percent-encoded ..%2f folder",
+        path: |b, e| format!("{}/root/..%2fout/new.{e}", b.display()),
     },
     Case {
         kind: Kind::Traversal,
@@ -305,6 +310,13 @@ async fn every_hostile_path_is_refused_by_every_file_tool() {
         let adb = PrivateAdbServer::start().expect("start a private adb server");
         adb.connect(&phone).expect("adb connect");
         let serial = phone.serial();
+        // A device file that exists, so a pull is refused for its local path alone.
+        phone.update_state(|s| {
+            s.files.insert(
+                "/sdcard/Download/seed.bin".into(),
+                virtual_phone::state::FileEntry { data: b"seed".to_vec(), mode: 0o100644, mtime: 0 },
+            );
+        });
         let mut counts: BTreeMap<Kind, usize> = BTreeMap::new();
         let mut failures = Vec::new();
         let mut runs = 0;
