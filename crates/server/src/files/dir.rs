@@ -48,6 +48,8 @@ pub(crate) fn entry(dir: impl AsFd, name: &OsStr) -> Result<Entry, Errno> {
 }
 
 /// What a stat says the file is.
+// `st_nlink`, `st_dev` and `st_ino` have other widths on other systems (macOS).
+#[allow(clippy::unnecessary_cast)]
 pub(crate) fn kind(st: &Stat) -> Entry {
     match FileType::from_raw_mode(st.st_mode) {
         FileType::RegularFile => Entry::File {
@@ -60,6 +62,7 @@ pub(crate) fn kind(st: &Stat) -> Entry {
 }
 
 /// The identity of a file: its device and inode.
+#[allow(clippy::unnecessary_cast)]
 pub(crate) fn identity(st: &Stat) -> (u64, u64) {
     (st.st_dev as u64, st.st_ino as u64)
 }

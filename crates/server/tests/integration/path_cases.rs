@@ -208,7 +208,7 @@ fn fixtures(base: &Path, e: &str) -> std::os::unix::net::UnixListener {
     std::fs::hard_link(r("hard-in.EXT"), r("hard-in-2.EXT")).unwrap();
     rustix::fs::mkfifoat(
         rustix::fs::CWD,
-        &r("fifo.EXT"),
+        r("fifo.EXT"),
         rustix::fs::Mode::from_raw_mode(0o600),
     )
     .unwrap();

@@ -183,13 +183,16 @@ fn snapshot(dir: &Path) -> Vec<(PathBuf, Vec<u8>)> {
     out
 }
 
+/// A tool's arguments for a target path.
+type Args = fn(&str) -> Value;
+
 /// One writer: the tool, its arguments for a path, and the file name it writes.
 struct Writer {
     tool: &'static str,
     file: &'static str,
-    args: fn(&str) -> Value,
+    args: Args,
     /// A call to make first (the recording is started, then stopped at the gate).
-    start: Option<(&'static str, fn(&str) -> Value)>,
+    start: Option<(&'static str, Args)>,
 }
 
 const WRITERS: &[Writer] = &[
