@@ -51,13 +51,23 @@ async fn every_kind_of_call_through_the_front_end() {
         let local = dir.path().join("f.txt");
         std::fs::write(&local, b"front bytes!").unwrap();
         let remote = DevicePath::parse("/sdcard/f.txt").unwrap();
-        assert_eq!(d.push_file(&local, &remote).await.unwrap(), 12);
+        assert_eq!(
+            d.push_file(std::fs::File::open(&local).unwrap(), &remote)
+                .await
+                .unwrap(),
+            12
+        );
         assert_eq!(
             phone.file("/sdcard/f.txt").as_deref(),
             Some(&b"front bytes!"[..])
         );
         let back = dir.path().join("g.txt");
-        assert_eq!(d.pull_file(&remote, &back).await.unwrap(), 12);
+        assert_eq!(
+            d.pull_file(&remote, std::fs::File::create(&back).unwrap())
+                .await
+                .unwrap(),
+            12
+        );
         assert_eq!(std::fs::read(&back).unwrap(), b"front bytes!");
         let apk = dir.path().join("d.apk");
         std::fs::write(&apk, virtual_phone::fake_apk("com.example.front", "Front")).unwrap();
@@ -92,7 +102,7 @@ async fn a_push_whose_caller_gives_up_stops() {
         std::fs::write(&local, vec![7u8; BIG]).unwrap();
         let remote = DevicePath::parse("/sdcard/big.bin").unwrap();
         // The server's deadline (or a cancelled call) drops the call's future.
-        let call = d.push_file(&local, &remote);
+        let call = d.push_file(std::fs::File::open(&local).unwrap(), &remote);
         assert!(
             tokio::time::timeout(Duration::from_millis(30), call)
                 .await
@@ -132,7 +142,7 @@ async fn a_pull_whose_caller_gives_up_stops_and_leaves_no_partial_file() {
         let dir = tempfile::tempdir().unwrap();
         let local = dir.path().join("big.bin");
         let remote = DevicePath::parse("/sdcard/big.bin").unwrap();
-        let call = d.pull_file(&remote, &local);
+        let call = d.pull_file(&remote, std::fs::File::create(&local).unwrap());
         assert!(
             tokio::time::timeout(Duration::from_millis(30), call)
                 .await

@@ -273,13 +273,15 @@ async fn every_method_through_a_private_adb_server() {
         let local = dir.path().join("up.bin");
         std::fs::write(&local, &data).unwrap();
         let remote = DevicePath::parse("/sdcard/Download/up.bin").unwrap();
-        assert_eq!(d.push_file(&local, &remote).await.unwrap(), data.len() as u64);
+        let open = |p: &std::path::Path| std::fs::File::open(p).unwrap();
+        let create = |p: &std::path::Path| std::fs::File::create(p).unwrap();
+        assert_eq!(d.push_file(open(&local), &remote).await.unwrap(), data.len() as u64);
         assert_eq!(phone.file("/sdcard/Download/up.bin").as_deref(), Some(&data[..]));
         let back = dir.path().join("down.bin");
-        assert_eq!(d.pull_file(&remote, &back).await.unwrap(), data.len() as u64);
+        assert_eq!(d.pull_file(&remote, create(&back)).await.unwrap(), data.len() as u64);
         assert_eq!(std::fs::read(&back).unwrap(), data);
         let missing = DevicePath::parse("/sdcard/none.bin").unwrap();
-        assert!(d.pull_file(&missing, &dir.path().join("x")).await.is_err());
+        assert!(d.pull_file(&missing, create(&dir.path().join("x"))).await.is_err());
 
         // Install (streamed, with progress) and uninstall.
         let apk = dir.path().join("hello.apk");
@@ -373,12 +375,11 @@ async fn every_method_through_a_private_adb_server() {
         // Screen recording: started in the background, stopped, pulled, removed.
         phone.clear_log();
         let out = dir.path().join("rec.mp4");
-        d.start_recording(&RecordingOptions { output: out.clone(), time_limit: Some(Duration::from_secs(30)) })
+        d.start_recording(&RecordingOptions { time_limit: Some(Duration::from_secs(30)) })
             .await
             .unwrap();
         tokio::time::sleep(Duration::from_millis(500)).await;
-        let rec = d.stop_recording().await.unwrap();
-        assert_eq!(rec.path, out);
+        let rec = d.stop_recording(std::fs::File::create(&out).unwrap()).await.unwrap();
         assert!(rec.bytes > 0 && std::fs::metadata(&out).unwrap().len() == rec.bytes);
         assert!(
             phone.state().files.keys().all(|k| !k.contains("mobile-mcp-")),
@@ -390,7 +391,7 @@ async fn every_method_through_a_private_adb_server() {
         assert!(path.starts_with("/sdcard/mobile-mcp-") && path.ends_with(".mp4"), "{path}");
         assert!(got.contains(&v(&["pkill", "-INT", "screenrecord"])), "{got:?}");
         assert_eq!(got.last().unwrap(), &v(&["rm", "-f", &path]));
-        assert!(d.stop_recording().await.is_err());
+        assert!(d.stop_recording(std::fs::File::create(dir.path().join("no.mp4")).unwrap()).await.is_err());
 
         // Not on Android, with hints.
         for e in [
@@ -606,10 +607,16 @@ async fn concurrent_typing_does_not_interleave_and_paths_stay_literal() {
         let local = dir.path().join("x");
         std::fs::write(&local, b"x").unwrap();
         let remote = DevicePath::parse("/sdcard/a;b $(id) `q` 'c'.txt").unwrap();
-        device.push_file(&local, &remote).await.unwrap();
+        device
+            .push_file(std::fs::File::open(&local).unwrap(), &remote)
+            .await
+            .unwrap();
         assert_eq!(phone.file(remote.as_str()).as_deref(), Some(&b"x"[..]));
         device
-            .pull_file(&remote, &dir.path().join("y"))
+            .pull_file(
+                &remote,
+                std::fs::File::create(dir.path().join("y")).unwrap(),
+            )
             .await
             .unwrap();
         assert!(phone.injections().is_empty(), "{:?}", phone.injections());

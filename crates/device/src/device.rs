@@ -4,6 +4,7 @@
 //! ones has a default that answers [`DeviceError::Unsupported`], so a backend states
 //! what it can do by what it implements, and the tool turns the rest into a clear error.
 
+use std::fs::File;
 use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
@@ -126,20 +127,24 @@ pub trait Device: Send + Sync + 'static {
     async fn crash(&self, _id: &str) -> Result<String> {
         Err(self.unsupported("reading crashes"))
     }
-    /// Copies a local file to the device; returns the bytes written.
-    async fn push_file(&self, _local: &Path, _remote: &DevicePath) -> Result<u64> {
+    /// Copies a local file to the device; returns the bytes written. The server opened
+    /// `local` (it checked the path); the backend reads the open file, never a path.
+    async fn push_file(&self, _local: File, _remote: &DevicePath) -> Result<u64> {
         Err(self.unsupported("pushing files"))
     }
-    /// Copies a device file to this machine; returns the bytes written.
-    async fn pull_file(&self, _remote: &DevicePath, _local: &Path) -> Result<u64> {
+    /// Copies a device file into `out`, a new empty file the server opened (and moves
+    /// into place when this succeeds); returns the bytes written. The backend writes the
+    /// open file, never a path.
+    async fn pull_file(&self, _remote: &DevicePath, _out: File) -> Result<u64> {
         Err(self.unsupported("pulling files"))
     }
     /// Starts recording the screen.
     async fn start_recording(&self, _options: &RecordingOptions) -> Result<()> {
         Err(self.unsupported("screen recording"))
     }
-    /// Stops the recording and saves the video.
-    async fn stop_recording(&self) -> Result<Recording> {
+    /// Stops the recording and writes the video into `out`, a new empty file the server
+    /// opened (and moves into place when this succeeds).
+    async fn stop_recording(&self, _out: File) -> Result<Recording> {
         Err(self.unsupported("screen recording"))
     }
     /// The clipboard's text.

@@ -2,7 +2,6 @@
 //! tools return in `structuredContent`, so field names here are part of the tool contract.
 
 use std::fmt;
-use std::path::PathBuf;
 use std::time::Duration;
 
 use schemars::JsonSchema;
@@ -467,11 +466,10 @@ pub struct LogEntry {
     pub message: String,
 }
 
-/// A request to start recording the screen.
+/// A request to start recording the screen; where the video goes is the file given to
+/// [`crate::Device::stop_recording`].
 #[derive(Debug, Clone, PartialEq)]
 pub struct RecordingOptions {
-    /// Where the finished video is written on this machine.
-    pub output: PathBuf,
     /// Stop after this long (the backend's own limit if `None`).
     pub time_limit: Option<Duration>,
 }
@@ -479,8 +477,6 @@ pub struct RecordingOptions {
 /// A finished screen recording.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Recording {
-    /// Where the video was written on this machine.
-    pub path: PathBuf,
     /// Its size in bytes.
     pub bytes: u64,
     /// About how long it lasts.

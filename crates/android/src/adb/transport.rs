@@ -135,15 +135,9 @@ impl Link {
         }
     }
 
-    /// Pushes a local file; returns the bytes sent. Setting `cancel` stops it at the next
-    /// read.
-    pub(crate) fn push(
-        &self,
-        local: &Path,
-        remote: &str,
-        cancel: Arc<AtomicBool>,
-    ) -> AdbResult<u64> {
-        let file = File::open(local)?;
+    /// Pushes an open local file; returns the bytes sent. Setting `cancel` stops it at the
+    /// next read.
+    pub(crate) fn push(&self, file: File, remote: &str, cancel: Arc<AtomicBool>) -> AdbResult<u64> {
         let mut counted = Counting {
             inner: file,
             n: 0,
@@ -153,24 +147,15 @@ impl Link {
         Ok(counted.n)
     }
 
-    /// Pulls a device file into `local`; returns the bytes received. Setting `cancel` stops
-    /// it at the next write (and the partial file is removed).
-    pub(crate) fn pull(
-        &self,
-        remote: &str,
-        local: &Path,
-        cancel: Arc<AtomicBool>,
-    ) -> AdbResult<u64> {
-        let file = File::create(local)?;
+    /// Pulls a device file into the open file `out`; returns the bytes received. Setting
+    /// `cancel` stops it at the next write (the caller owns, and removes, a partial file).
+    pub(crate) fn pull(&self, remote: &str, out: File, cancel: Arc<AtomicBool>) -> AdbResult<u64> {
         let mut counted = Counting {
-            inner: file,
+            inner: out,
             n: 0,
             cancel,
         };
-        if let Err(e) = ADBDeviceExt::pull(&mut self.server_device(), &remote, &mut counted) {
-            let _ = std::fs::remove_file(local);
-            return Err(e);
-        }
+        ADBDeviceExt::pull(&mut self.server_device(), &remote, &mut counted)?;
         counted.inner.flush()?;
         Ok(counted.n)
     }

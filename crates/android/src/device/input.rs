@@ -16,12 +16,6 @@ pub const ANDROID_BUTTONS: &str = "HOME, BACK, MENU, ENTER, VOLUME_UP, VOLUME_DO
 const ADB_KEYBOARD: &str = "com.android.adbkeyboard";
 
 /// A local file for a script on its way to the device, unique in this process.
-fn tempfile_path() -> std::path::PathBuf {
-    static N: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
-    let n = N.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-    std::env::temp_dir().join(format!("mobile-mcp-tap-{}-{n}.mks", std::process::id()))
-}
-
 /// `input` prints nothing on success; anything that looks like an error is reported.
 pub(super) fn check_input_output(what: &str, out: &str) -> Result<()> {
     output::INPUT
@@ -155,20 +149,23 @@ impl AndroidDevice {
         let script = format!(
             "type= raw events\ncount= 3\nspeed= 1.0\nstart data >>\nTap({x},{y})\nUserWait(100)\nTap({x},{y})\n"
         );
-        let local = tempfile_path();
-        std::fs::write(&local, script)
-            .map_err(|e| DeviceError::backend(format!("writing the tap script: {e}")))?;
+        // An unnamed temporary file: nothing to clean up on this machine.
+        let src = (|| {
+            use std::io::{Seek, Write};
+            let mut f = tempfile::tempfile()?;
+            f.write_all(script.as_bytes())?;
+            f.rewind()?;
+            Ok::<_, std::io::Error>(f)
+        })()
+        .map_err(|e| DeviceError::backend(format!("writing the tap script: {e}")))?;
         let _turn = self.input.lock().await;
         let link = self.link.clone();
         let id = self.id.clone();
-        let src = local.clone();
-        let pushed = crate::adb::run_transfer("double tapping", move |cancel| {
-            link.push(&src, REMOTE, cancel)
+        crate::adb::run_transfer("double tapping", move |cancel| {
+            link.push(src, REMOTE, cancel)
                 .map_err(|e| super::adb_error(&id, &link, "pushing the tap script", e))
         })
-        .await;
-        let _ = std::fs::remove_file(&local);
-        pushed?;
+        .await?;
         let out = self
             .sh("double tapping", command(&["monkey", "-f", REMOTE, "1"])?)
             .await;

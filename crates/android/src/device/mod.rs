@@ -272,12 +272,12 @@ impl Device for AndroidDevice {
         AndroidDevice::press_button(self, button).await
     }
 
-    async fn push_file(&self, local: &Path, remote: &DevicePath) -> Result<u64> {
+    async fn push_file(&self, local: std::fs::File, remote: &DevicePath) -> Result<u64> {
         AndroidDevice::push_file(self, local, remote).await
     }
 
-    async fn pull_file(&self, remote: &DevicePath, local: &Path) -> Result<u64> {
-        AndroidDevice::pull_file(self, remote, local).await
+    async fn pull_file(&self, remote: &DevicePath, out: std::fs::File) -> Result<u64> {
+        AndroidDevice::pull_file(self, remote, out).await
     }
 
     async fn logs(&self, query: &LogQuery) -> Result<Vec<LogEntry>> {
@@ -296,8 +296,8 @@ impl Device for AndroidDevice {
         AndroidDevice::start_recording(self, options).await
     }
 
-    async fn stop_recording(&self) -> Result<Recording> {
-        AndroidDevice::stop_recording(self).await
+    async fn stop_recording(&self, out: std::fs::File) -> Result<Recording> {
+        AndroidDevice::stop_recording(self, out).await
     }
 
     async fn clipboard(&self) -> Result<String> {

@@ -1,6 +1,5 @@
 //! Screen recording with `screenrecord`, in a shell session of its own.
 
-use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use mobile_device::{DeviceError, DevicePath, Recording, RecordingOptions, Result};
@@ -12,7 +11,6 @@ use crate::quote::command;
 
 pub(super) struct ActiveRecording {
     device_path: String,
-    output: PathBuf,
     started: Instant,
     done: tokio::sync::oneshot::Receiver<AdbResult<Vec<u8>>>,
 }
@@ -62,7 +60,6 @@ impl AndroidDevice {
         }
         *slot = Some(ActiveRecording {
             device_path,
-            output: options.output.clone(),
             started: Instant::now(),
             done: rx,
         });
@@ -70,8 +67,8 @@ impl AndroidDevice {
     }
 
     /// 1 round trip `pkill -INT screenrecord`, a wait for the file to be finalized, 1
-    /// sync session to pull it, 1 round trip `rm -f`.
-    pub(super) async fn stop_recording(&self) -> Result<Recording> {
+    /// sync session to pull it into `out`, 1 round trip `rm -f`.
+    pub(super) async fn stop_recording(&self, out: std::fs::File) -> Result<Recording> {
         let Some(rec) = self.recording.lock().await.take() else {
             return Err(DeviceError::invalid(
                 "no screen recording is running on this device; start one first",
@@ -88,7 +85,7 @@ impl AndroidDevice {
             Err(_) => tracing::warn!("screenrecord did not exit 15 s after SIGINT"),
         }
         let remote = DevicePath::parse(&rec.device_path).map_err(|e| DeviceError::invalid(e.0))?;
-        let bytes = self.pull_file(&remote, &rec.output).await.map_err(|e| {
+        let bytes = self.pull_file(&remote, out).await.map_err(|e| {
             DeviceError::backend(format!(
                 "the recording could not be copied from {} (it is left on the device): {e}",
                 rec.device_path
@@ -100,10 +97,6 @@ impl AndroidDevice {
                 command(&["rm", "-f", &rec.device_path])?,
             )
             .await;
-        Ok(Recording {
-            path: rec.output,
-            bytes,
-            duration,
-        })
+        Ok(Recording { bytes, duration })
     }
 }

@@ -2,9 +2,8 @@
 
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
-use std::process::Stdio;
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use async_trait::async_trait;
 use mobile_device::{
@@ -12,7 +11,6 @@ use mobile_device::{
     Element, ForegroundApp, Locales, Location, LogEntry, LogQuery, NextStep, Orientation, Platform,
     Point, ProgressFn, Recording, RecordingOptions, Result, ScreenSize, Screenshot,
 };
-use tokio::process::{Child, Command};
 use tokio::sync::Mutex;
 
 use crate::errors::{self, Context, SimctlFailure, classify_simctl};
@@ -25,6 +23,8 @@ use crate::screen::{png_dimensions, scale_for_model, scale_from};
 use crate::tools::{Tools, argv};
 
 mod idb_input;
+mod recording;
+use recording::ActiveRecording;
 
 /// The buttons idb can press (`idb ui button`, enum `HIDButtonType`).
 pub const IOS_BUTTONS: &[&str] = &["HOME", "LOCK", "SIDE_BUTTON", "SIRI", "APPLE_PAY"];
@@ -37,13 +37,6 @@ const TREE_RETRY_DELAY: Duration = Duration::from_millis(400);
 /// Log window read by `logs`.
 const LOG_WINDOW: &str = "1m";
 const DEFAULT_LOG_LIMIT: usize = 100;
-
-struct ActiveRecording {
-    child: Child,
-    path: PathBuf,
-    started: Instant,
-    timer: Option<tokio::task::JoinHandle<()>>,
-}
 
 /// A simulator as a [`Device`].
 pub struct SimulatorDevice {
@@ -625,106 +618,11 @@ impl Device for SimulatorDevice {
     }
 
     async fn start_recording(&self, options: &RecordingOptions) -> Result<()> {
-        let mut slot = self.recording.lock().await;
-        if let Some(active) = slot.as_mut() {
-            if matches!(active.child.try_wait(), Ok(None)) {
-                return Err(DeviceError::invalid(format!(
-                    "simulator {} is already recording to {}; stop that recording first",
-                    self.udid,
-                    active.path.display()
-                )));
-            }
-            *slot = None;
-        }
-        let xcrun = self.tools.xcrun()?;
-        let mut child = Command::new(xcrun)
-            .args(argv![
-                "simctl",
-                "io",
-                &self.udid,
-                "recordVideo",
-                "--codec=h264",
-                "--force",
-                options.output.as_os_str()
-            ])
-            .envs(self.tools.env.iter().map(|(k, v)| (k, v)))
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::piped())
-            .kill_on_drop(true)
-            .spawn()
-            .map_err(|e| DeviceError::backend(format!("could not run {}: {e}", xcrun.display())))?;
-        // A recording that cannot start (device not booted) fails at once; catch that.
-        tokio::time::sleep(Duration::from_millis(300)).await;
-        if let Ok(Some(status)) = child.try_wait() {
-            let mut stderr = String::new();
-            if let Some(e) = child.stderr.take() {
-                use tokio::io::AsyncReadExt;
-                // Capped like every child's output (a descendant may still hold the pipe).
-                let mut e = e.take(crate::process::STDERR_CAP as u64);
-                let _ = e.read_to_string(&mut stderr).await;
-            }
-            let out = Output {
-                code: status.code(),
-                stdout: Vec::new(),
-                stderr,
-            };
-            return Err(errors::simctl_error(&self.ctx("recordVideo", None), &out));
-        }
-        let timer = options.time_limit.map(|limit| {
-            let pid = child.id();
-            tokio::spawn(async move {
-                tokio::time::sleep(limit).await;
-                SimulatorDevice::send_signal(pid, libc::SIGINT).await;
-            })
-        });
-        *slot = Some(ActiveRecording {
-            child,
-            path: options.output.clone(),
-            started: Instant::now(),
-            timer,
-        });
-        Ok(())
+        self.start_recording_to_private(options).await
     }
 
-    async fn stop_recording(&self) -> Result<Recording> {
-        let mut slot = self.recording.lock().await;
-        let Some(mut active) = slot.take() else {
-            return Err(DeviceError::invalid(format!(
-                "simulator {} is not recording; start a recording first",
-                self.udid
-            )));
-        };
-        if let Some(t) = active.timer.take() {
-            t.abort();
-        }
-        let duration = active.started.elapsed();
-        // simctl finishes the file on SIGINT, as Ctrl-C in a terminal would.
-        Self::send_signal(active.child.id(), libc::SIGINT).await;
-        match tokio::time::timeout(RECORDING_FINISH, active.child.wait()).await {
-            Ok(Ok(_)) => {}
-            _ => {
-                let _ = active.child.kill().await;
-                return Err(DeviceError::backend(format!(
-                    "simctl recordVideo did not finish within {} s of being stopped; {} may be incomplete",
-                    RECORDING_FINISH.as_secs(),
-                    active.path.display()
-                )));
-            }
-        }
-        let bytes = std::fs::metadata(&active.path)
-            .map(|m| m.len())
-            .map_err(|e| {
-                DeviceError::backend(format!(
-                    "the recording was stopped but {} is missing: {e}",
-                    active.path.display()
-                ))
-            })?;
-        Ok(Recording {
-            path: active.path,
-            bytes,
-            duration,
-        })
+    async fn stop_recording(&self, out: std::fs::File) -> Result<Recording> {
+        self.stop_recording_into(out).await
     }
 
     async fn clipboard(&self) -> Result<String> {

@@ -65,38 +65,50 @@ fn recording_clipboard_and_location() {
         let out = tempfile::tempdir().unwrap();
         let video = out.path().join("clip.mp4");
         h.clear_log();
-        dev.start_recording(&RecordingOptions {
-            output: video.clone(),
-            time_limit: None,
-        })
-        .await
-        .unwrap();
+        dev.start_recording(&RecordingOptions { time_limit: None })
+            .await
+            .unwrap();
         let again = dev
-            .start_recording(&RecordingOptions {
-                output: video.clone(),
-                time_limit: None,
-            })
+            .start_recording(&RecordingOptions { time_limit: None })
             .await
             .unwrap_err();
         assert!(again.to_string().contains("already recording"), "{again}");
         tokio::time::sleep(Duration::from_millis(200)).await;
-        let rec = dev.stop_recording().await.unwrap();
-        assert_eq!(rec.path, video);
+        let rec = dev
+            .stop_recording(std::fs::File::create(&video).unwrap())
+            .await
+            .unwrap();
         assert!(rec.bytes > 0);
+        assert_eq!(std::fs::metadata(&video).unwrap().len(), rec.bytes);
         assert_eq!(std::fs::read(&video).unwrap()[4..8], *b"ftyp");
-        h.assert_calls(&[(
-            "xcrun",
-            &[
-                "simctl",
-                "io",
-                U,
-                "recordVideo",
-                "--codec=h264",
-                "--force",
-                video.to_str().unwrap(),
-            ],
-        )]);
-        assert!(dev.stop_recording().await.is_err());
+        // simctl wrote into a private folder of the backend's, never the caller's path;
+        // the folder is gone once the video is copied into the given file.
+        let calls = h.commands();
+        assert_eq!(calls.len(), 1, "{calls:?}");
+        let argv = &calls[0].argv;
+        assert_eq!(
+            argv[..argv.len() - 1],
+            ["simctl", "io", U, "recordVideo", "--codec=h264", "--force"]
+        );
+        let private = std::path::Path::new(argv.last().unwrap());
+        assert!(
+            private
+                .parent()
+                .unwrap()
+                .file_name()
+                .unwrap()
+                .to_string_lossy()
+                .starts_with("mobile-mcp-recording-"),
+            "{private:?}"
+        );
+        assert!(!private.parent().unwrap().exists(), "{private:?} is left");
+        h.clear_log();
+        let none = out.path().join("none.mp4");
+        assert!(
+            dev.stop_recording(std::fs::File::create(&none).unwrap())
+                .await
+                .is_err()
+        );
 
         dev.set_clipboard("copied 示例 \"text\"").await.unwrap();
         assert_eq!(dev.clipboard().await.unwrap(), "copied 示例 \"text\"");

@@ -26,10 +26,8 @@ impl MobileServer {
         Parameters(p): Parameters<PushParams>,
         ctx: RequestContext<RoleServer>,
     ) -> Outcome {
-        let local = self.options.files.check_read(&p.local_path, &[])?;
-        if !local.is_file() {
-            return Err(Failure(format!("{} is not a file", local.display())));
-        }
+        // Opened now, through the checked folder; the backend reads the open file.
+        let (file, local) = self.options.files.open_read(&p.local_path)?;
         let remote = DevicePath::parse(&p.remote_path).map_err(|e| e.0)?;
         if !p.force && !remote.is_under("/sdcard") {
             return Err(Failure(format!(
@@ -42,7 +40,7 @@ impl MobileServer {
                 &ctx,
                 "pushing the file",
                 self.options.install_timeout,
-                d.push_file(&local, &remote),
+                d.push_file(file, &remote),
             )
             .await?;
         text(format!(
@@ -73,14 +71,15 @@ impl MobileServer {
             .files
             .check_write(&p.local_path, &[], p.overwrite)?;
         let d = self.device(&ctx, &p.device).await?;
-        // The device writes a temporary file; the old file stays until it is complete.
+        // The device writes an open temporary file in the checked folder; the old file
+        // stays until it is complete.
         let staged = target.stage()?;
         let n = self
             .bounded(
                 &ctx,
                 "pulling the file",
                 self.options.install_timeout,
-                d.pull_file(&remote, staged.path()),
+                d.pull_file(&remote, staged.file()?),
             )
             .await?;
         let local = staged.commit()?;

@@ -53,10 +53,10 @@ impl MobileServer {
             .check_write(&output, &["mp4"], p.overwrite)?;
         let path = target.path();
         let d = self.device(&ctx, &p.device).await?;
-        // The video goes to a temporary file beside the target; stopping moves it there.
+        // The video goes to a temporary file beside the target, created now in the
+        // checked folder; stopping writes it through its handle and moves it there.
         let staged = target.stage()?;
         let opts = RecordingOptions {
-            output: staged.path().to_path_buf(),
             time_limit: Some(Duration::from_secs(limit as u64)),
         };
         self.run(&ctx, "starting the recording", d.start_recording(&opts))
@@ -88,25 +88,27 @@ impl MobileServer {
         ctx: RequestContext<RoleServer>,
     ) -> Outcome {
         let d = self.device(&ctx, &p.device).await?;
-        let stopped = self
-            .bounded(
-                &ctx,
-                "stopping the recording",
-                self.options.install_timeout,
-                d.stop_recording(),
-            )
-            .await;
         let staged = self
             .recordings
             .lock()
             .unwrap_or_else(|e| e.into_inner())
-            .remove(d.id());
+            .remove(d.id())
+            .ok_or_else(|| {
+                Failure(format!(
+                    "no screen recording was started on {} by this server; start one with mobile_start_screen_recording",
+                    d.id()
+                ))
+            })?;
+        let r = self
+            .bounded(
+                &ctx,
+                "stopping the recording",
+                self.options.install_timeout,
+                d.stop_recording(staged.file()?),
+            )
+            .await?;
         // On failure the staged file is dropped (removed); the target was never touched.
-        let r = stopped?;
-        let path = match staged {
-            Some(s) if s.path() == r.path => s.commit()?,
-            _ => r.path.clone(),
-        };
+        let path = staged.commit()?;
         text(format!(
             "Recording saved to {} ({:.2} MB, about {} s)",
             path.display(),

@@ -181,13 +181,13 @@ impl Device for Double {
         self.calls.push(format!("crash {id}"));
         Ok("FATAL EXCEPTION".into())
     }
-    async fn push_file(&self, local: &Path, remote: &DevicePath) -> Result<u64> {
+    async fn push_file(&self, local: std::fs::File, remote: &DevicePath) -> Result<u64> {
         self.calls.push(format!("push_file {remote}"));
-        Ok(std::fs::metadata(local).map(|m| m.len()).unwrap_or(0))
+        Ok(local.metadata().map(|m| m.len()).unwrap_or(0))
     }
-    async fn pull_file(&self, remote: &DevicePath, local: &Path) -> Result<u64> {
+    async fn pull_file(&self, remote: &DevicePath, mut out: std::fs::File) -> Result<u64> {
         self.calls.push(format!("pull_file {remote}"));
-        std::fs::write(local, b"data").unwrap();
+        std::io::Write::write_all(&mut out, b"data").unwrap();
         Ok(4)
     }
     async fn start_recording(&self, o: &RecordingOptions) -> Result<()> {
@@ -197,10 +197,9 @@ impl Device for Double {
         ));
         Ok(())
     }
-    async fn stop_recording(&self) -> Result<Recording> {
+    async fn stop_recording(&self, _out: std::fs::File) -> Result<Recording> {
         self.calls.push("stop_recording".into());
         Ok(Recording {
-            path: "/tmp/x.mp4".into(),
             bytes: 1_500_000,
             duration: Duration::from_secs(3),
         })
