@@ -144,6 +144,18 @@ fn home(c: &mut Canvas, sim: &Simulator) {
         }
     }
     for e in sim.visible() {
+        if e.kind == "Slider" {
+            // The page control: since iOS 17 a translucent pill that reads "Search".
+            c.round_rect(
+                (e.x, e.y, e.width, e.height),
+                e.height / 2.0,
+                [104, 124, 160],
+            );
+            let style = c.style(13.0, WHITE).medium();
+            let label = e.label.clone().unwrap_or_default();
+            c.text_in((e.x, e.y, e.width, e.height), &style, true, &label);
+            continue;
+        }
         let bundle = e
             .on_tap
             .as_deref()
