@@ -20,10 +20,13 @@
 //! coordinates, because a model that taps what it sees in a scaled image must multiply.
 //!
 //! Modules: `process` (entry points and the input sources), `stream` ([`StreamScaler`]),
-//! `downscale` (the area downscaler), `jpeg` (banded JPEG encoding on two threads).
+//! `downscale` (the area downscaler), `jpeg` (banded JPEG encoding on two threads),
+//! [`clip`] (screenshot regions), [`annotate`] (element boxes and refs drawn on the image).
 
 #![warn(missing_docs)]
 
+pub mod annotate;
+pub mod clip;
 mod downscale;
 mod jpeg;
 mod process;
