@@ -622,7 +622,7 @@ async fn bad_input_is_a_clear_error_and_reaches_no_device() {
         ),
         (
             "mobile_batch_commands",
-            json!({"device": "double-1", "steps": [{"name": "mobile_take_screenshot"}]}),
+            json!({"device": "double-1", "steps": [{"name": "mobile_batch_commands"}]}),
             "not allowed in a batch",
         ),
         (
