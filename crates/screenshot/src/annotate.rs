@@ -20,6 +20,7 @@
 use mobile_device::{Result, Screenshot};
 
 use crate::clip::Region;
+use crate::text;
 use crate::{ProcessedScreenshot, ScreenshotOptions};
 
 /// The colour of boxes and label tags: a deep pink that plain Material screens do not use.
@@ -229,30 +230,6 @@ fn draw_label(rgb: &mut [u8], w: i64, r: Px, px: f32, label: &str) {
             let d = ((y * w + x) * 3) as usize;
             rgb[d..d + 3].copy_from_slice(&tag[s..s + 3]);
         }
-    }
-}
-
-/// Stand-in until the text module (embedded font) lands: the sizes it gives, no glyphs.
-// TODO(font): replace with `crate::text` once merged.
-mod text {
-    pub(super) fn text_width(px: f32, s: &str) -> f32 {
-        px * 0.56 * s.chars().count() as f32
-    }
-    pub(super) fn line_height(px: f32) -> f32 {
-        px * 1.172
-    }
-    #[allow(clippy::too_many_arguments)]
-    pub(super) fn draw_text(
-        _rgba: &mut [u8],
-        _w: u32,
-        _h: u32,
-        _x: i32,
-        _y: i32,
-        _px: f32,
-        _c: [u8; 4],
-        _s: &str,
-    ) -> f32 {
-        0.0
     }
 }
 

@@ -21,7 +21,8 @@
 //!
 //! Modules: `process` (entry points and the input sources), `stream` ([`StreamScaler`]),
 //! `downscale` (the area downscaler), `jpeg` (banded JPEG encoding on two threads),
-//! [`clip`] (screenshot regions), [`annotate`] (element boxes and refs drawn on the image).
+//! [`text`] (text drawing with the embedded Roboto font), [`clip`] (screenshot regions),
+//! [`annotate`] (element boxes and refs drawn on the image).
 
 #![warn(missing_docs)]
 
@@ -31,6 +32,7 @@ mod downscale;
 mod jpeg;
 mod process;
 mod stream;
+pub mod text;
 
 pub use mobile_device::{DEFAULT_JPEG_QUALITY, DEFAULT_MAX_SIZE, OutputFormat, ScreenshotOptions};
 pub use process::{decode, process, target_size};

@@ -15,6 +15,7 @@ mod http;
 mod ios_e2e;
 mod local_writes;
 mod logging;
+mod ocr;
 mod real_device;
 mod router;
 mod stdio_catalogue;

@@ -1,0 +1,358 @@
+//! What a vision model sees: the words of the element list, read back by OCR from the
+//! screenshot the same server returns, on several screens of the virtual Android phone and
+//! of the fake iOS simulator. Through the real server over MCP (stdio), with Debian's
+//! `tesseract` as the reader.
+//!
+//! For each screen: `mobile_list_elements_on_screen` gives the labels, `mobile_take_screenshot`
+//! (default options: JPEG, at most 1024 px on the longest side) gives the picture; the
+//! picture is upscaled 2x (tesseract reads small UI text better so) and read with
+//! `tesseract IN stdout`. A label is visible when its element is not a container (the
+//! `Application` window and `Group`s carry a name, not drawn text) and its box lies on the
+//! screen. Its words are the runs of ASCII letters and digits, lowercased (the `eng` model
+//! reads Latin script only: the CJK in one app's name is not counted). A word is read back
+//! when the OCR output has it as a word. Each screen must read back at least
+//! [`MIN_SHARE`] of its visible labels' words; the shares are printed.
+
+use std::collections::BTreeSet;
+use std::path::Path;
+use std::time::Duration;
+
+use base64::Engine;
+use rmcp::model::ContentBlock;
+use serde_json::{Value, json};
+use test_support::{McpChild, text_of};
+use virtual_phone::adb_server::PrivateAdbServer;
+use virtual_phone::{PhoneConfig, VirtualPhone};
+
+/// The share of the visible labels' words that OCR must read back on every screen.
+const MIN_SHARE: f64 = 0.90;
+const DEADLINE: Duration = Duration::from_secs(300);
+/// Bound on one tesseract run.
+const OCR_DEADLINE: Duration = Duration::from_secs(60);
+/// Set to a folder to keep each screen's screenshot there (for looking at a failure).
+const SAVE_ENV: &str = "MOBILE_MCP_OCR_SAVE_DIR";
+
+fn words(s: &str) -> Vec<String> {
+    s.split(|c: char| !c.is_ascii_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .map(str::to_ascii_lowercase)
+        .collect()
+}
+
+/// The words of the visible labels of `elements` on a `w` x `h` screen, in list order.
+fn label_words(elements: &[Value], (w, h): (f64, f64)) -> Vec<String> {
+    let mut out = Vec::new();
+    for e in elements {
+        let ty = e["type"].as_str().unwrap_or_default();
+        if matches!(ty, "Application" | "Group" | "Other" | "Window") {
+            continue;
+        }
+        let c = &e["coordinates"];
+        let n = |k: &str| c[k].as_f64().unwrap_or(0.0);
+        let (x, y, cw, ch) = (n("x"), n("y"), n("width"), n("height"));
+        if cw <= 0.0 || ch <= 0.0 || x < 0.0 || y < 0.0 || x + cw > w + 0.5 || y + ch > h + 0.5 {
+            continue;
+        }
+        // The text and the label often say the same; count each word of the element once.
+        let mut seen = BTreeSet::new();
+        for field in ["text", "label"] {
+            for word in words(e[field].as_str().unwrap_or_default()) {
+                if seen.insert(word.clone()) {
+                    out.push(word);
+                }
+            }
+        }
+    }
+    out
+}
+
+/// Runs `tesseract PNG stdout`; panics saying how to install it when it is missing.
+async fn tesseract(png: &Path) -> String {
+    let run = tokio::process::Command::new("tesseract")
+        .arg(png)
+        .arg("stdout")
+        .kill_on_drop(true)
+        .output();
+    let out = match tokio::time::timeout(OCR_DEADLINE, run).await {
+        Err(_) => panic!("tesseract took over {OCR_DEADLINE:?} on {}", png.display()),
+        Ok(Err(e)) if e.kind() == std::io::ErrorKind::NotFound => panic!(
+            "the OCR test needs Debian's `tesseract` (package tesseract-ocr; scripts/test.sh installs it): {e}"
+        ),
+        Ok(Err(e)) => panic!("running tesseract: {e}"),
+        Ok(Ok(out)) => out,
+    };
+    assert!(
+        out.status.success(),
+        "tesseract failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// Lists the elements and takes a screenshot of `device`, reads it, and returns the share of
+/// label words read back (asserting nothing; the caller does).
+async fn read_back(mcp: &McpChild, device: &str, screen: &str, tmp: &Path) -> (f64, Vec<String>) {
+    let r = mcp
+        .call("mobile_get_screen_size", json!({"device": device}))
+        .await;
+    let s = r.structured_content.clone().unwrap_or_default();
+    let size = (
+        s["width"].as_f64().unwrap_or(0.0),
+        s["height"].as_f64().unwrap_or(0.0),
+    );
+    let r = mcp
+        .call(
+            "mobile_list_elements_on_screen",
+            json!({"device": device, "format": "json"}),
+        )
+        .await;
+    assert_ne!(r.is_error, Some(true), "{}", text_of(&r));
+    let elements = r.structured_content.clone().unwrap()["elements"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
+    let want = label_words(&elements, size);
+    assert!(
+        !want.is_empty(),
+        "{screen}: no visible labels in {elements:?}"
+    );
+
+    let r = mcp
+        .call("mobile_take_screenshot", json!({"device": device}))
+        .await;
+    assert_ne!(r.is_error, Some(true), "{}", text_of(&r));
+    let img = r
+        .content
+        .iter()
+        .find_map(|c| match c {
+            ContentBlock::Image(i) => Some(i.data.clone()),
+            _ => None,
+        })
+        .unwrap_or_else(|| panic!("{screen}: no image in {}", text_of(&r)));
+    let jpeg = base64::engine::general_purpose::STANDARD
+        .decode(img)
+        .unwrap();
+    let picture = image::load_from_memory(&jpeg).unwrap().to_rgb8();
+    let (w, h) = picture.dimensions();
+    assert!(
+        w.max(h) <= 1024,
+        "{screen}: the default screenshot is {w}x{h}"
+    );
+    let big = image::imageops::resize(
+        &picture,
+        w * 2,
+        h * 2,
+        image::imageops::FilterType::CatmullRom,
+    );
+    let png = tmp.join(format!("{screen}.png"));
+    big.save(&png).unwrap();
+    if let Some(dir) = std::env::var_os(SAVE_ENV) {
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(Path::new(&dir).join(format!("{screen}.jpg")), &jpeg).unwrap();
+    }
+    let read: BTreeSet<String> = words(&tesseract(&png).await).into_iter().collect();
+    let missed: Vec<String> = want
+        .iter()
+        .filter(|w| !read.contains(*w))
+        .cloned()
+        .collect();
+    let share = 1.0 - missed.len() as f64 / want.len() as f64;
+    println!(
+        "{screen}: {:.0}% of {} label words read back ({w}x{h} screenshot); missed {missed:?}",
+        share * 100.0,
+        want.len()
+    );
+    (share, missed)
+}
+
+/// The centre of the first listed element whose text or label is `label`.
+async fn center_of(mcp: &McpChild, device: &str, label: &str) -> (f64, f64) {
+    let r = mcp
+        .call(
+            "mobile_list_elements_on_screen",
+            json!({"device": device, "format": "json"}),
+        )
+        .await;
+    let elements = r.structured_content.clone().unwrap()["elements"].clone();
+    let e = elements
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|e| e["text"] == label || e["label"] == label)
+        .unwrap_or_else(|| panic!("no element {label:?} in {elements}"))
+        .clone();
+    let c = &e["coordinates"];
+    let n = |k: &str| c[k].as_f64().unwrap();
+    (n("x") + n("width") / 2.0, n("y") + n("height") / 2.0)
+}
+
+async fn tap(mcp: &McpChild, device: &str, label: &str) {
+    let (x, y) = center_of(mcp, device, label).await;
+    mcp.ok(
+        "mobile_click_on_screen_at_coordinates",
+        json!({"device": device, "x": x, "y": y}),
+    )
+    .await;
+}
+
+fn check(results: &[(String, f64, Vec<String>)]) {
+    let low: Vec<_> = results.iter().filter(|(_, s, _)| *s < MIN_SHARE).collect();
+    assert!(
+        low.is_empty(),
+        "OCR read back less than {:.0}% of the label words on: {low:?}",
+        MIN_SHARE * 100.0
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn android_screens_read_back_their_element_labels() {
+    tokio::time::timeout(DEADLINE, async {
+        let phone = VirtualPhone::start(PhoneConfig::default()).expect("start the virtual phone");
+        let adb = PrivateAdbServer::start().expect("start a private adb server");
+        adb.connect(&phone).expect("adb connect");
+        let server = format!("127.0.0.1:{}", adb.port());
+        let mcp = McpChild::spawn(crate::SERVER, &["--adb-server", &server], &adb.env()).await;
+        let dev = phone.serial();
+        let tmp = tempfile::Builder::new()
+            .tempdir_in(std::env::temp_dir())
+            .unwrap();
+        let mut results = Vec::new();
+        let mut shot = async |name: &str| {
+            let (share, missed) = read_back(&mcp, &dev, name, tmp.path()).await;
+            results.push((name.to_string(), share, missed));
+        };
+
+        mcp.ok(
+            "mobile_press_button",
+            json!({"device": dev, "button": "HOME"}),
+        )
+        .await;
+        assert_eq!(
+            phone.state().foreground_package(),
+            Some("com.android.launcher3")
+        );
+        shot("android-launcher").await;
+
+        mcp.ok(
+            "mobile_launch_app",
+            json!({"device": dev, "packageName": "com.android.settings"}),
+        )
+        .await;
+        assert_eq!(
+            phone.state().foreground_package(),
+            Some("com.android.settings")
+        );
+        shot("android-settings").await;
+
+        tap(&mcp, &dev, "Network & internet").await;
+        assert_eq!(
+            phone.state().foreground().map(|f| f.screen.as_str()),
+            Some("network")
+        );
+        shot("android-settings-network").await;
+
+        mcp.ok(
+            "mobile_launch_app",
+            json!({"device": dev, "packageName": "com.example.notes"}),
+        )
+        .await;
+        shot("android-notes").await;
+
+        // A form with a focused field, its typed value and the keyboard up.
+        tap(&mcp, &dev, "New note").await;
+        tap(&mcp, &dev, "Title").await;
+        mcp.ok(
+            "mobile_type_keys",
+            json!({"device": dev, "text": "Groceries", "submit": false}),
+        )
+        .await;
+        assert_eq!(phone.state().focused_text().as_deref(), Some("Groceries"));
+        shot("android-notes-editor").await;
+
+        mcp.ok(
+            "mobile_launch_app",
+            json!({"device": dev, "packageName": "com.alibaba.qwen"}),
+        )
+        .await;
+        shot("android-qwen").await;
+
+        check(&results);
+        drop(mcp);
+        phone.stop();
+    })
+    .await
+    .expect("the Android OCR test finished in time");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn ios_screens_read_back_their_element_labels() {
+    tokio::time::timeout(DEADLINE, async {
+        let dir = tempfile::Builder::new()
+            .tempdir_in(std::env::temp_dir())
+            .unwrap();
+        let state = dir.path().join("state.json");
+        fake_xcode::write_default_state(&state).unwrap();
+        let bin = |b: &str| {
+            test_support::cargo_bin("fake-xcode", b)
+                .display()
+                .to_string()
+        };
+        let env = vec![
+            ("MOBILE_MCP_XCRUN".to_string(), bin("fake-xcrun")),
+            ("MOBILE_MCP_IDB".to_string(), bin("fake-idb")),
+            ("FAKE_IOS_STATE".to_string(), state.display().to_string()),
+            // No Android here: an adb server where nothing answers, and no `adb` to start.
+            ("PATH".to_string(), "/nonexistent".to_string()),
+            ("ANDROID_HOME".to_string(), "/nonexistent".to_string()),
+        ];
+        let mcp = McpChild::spawn(crate::SERVER, &["--adb-server", "127.0.0.1:1"], &env).await;
+        let dev = fake_xcode::BOOTED_UDID;
+        let sim = || {
+            fake_xcode::read_state(&state)
+                .unwrap()
+                .simulator(dev)
+                .unwrap()
+                .clone()
+        };
+        let mut results = Vec::new();
+        let mut shot = async |name: &str| {
+            let (share, missed) = read_back(&mcp, dev, name, dir.path()).await;
+            results.push((name.to_string(), share, missed));
+        };
+
+        assert_eq!(sim().foreground, None, "the home screen shows");
+        shot("ios-home").await;
+
+        mcp.ok(
+            "mobile_launch_app",
+            json!({"device": dev, "packageName": "com.apple.Preferences"}),
+        )
+        .await;
+        assert_eq!(sim().foreground.as_deref(), Some("com.apple.Preferences"));
+        shot("ios-settings").await;
+
+        tap(&mcp, dev, "General").await;
+        assert_eq!(
+            sim().shown.get("com.apple.Preferences").map(String::as_str),
+            Some("com.apple.Preferences/general")
+        );
+        shot("ios-settings-general").await;
+
+        mcp.ok(
+            "mobile_launch_app",
+            json!({"device": dev, "packageName": "com.alibaba.qwen"}),
+        )
+        .await;
+        tap(&mcp, dev, "Ask Qwen").await;
+        mcp.ok(
+            "mobile_type_keys",
+            json!({"device": dev, "text": "Hello there", "submit": false}),
+        )
+        .await;
+        shot("ios-qwen").await;
+
+        check(&results);
+    })
+    .await
+    .expect("the iOS OCR test finished in time");
+}
