@@ -102,17 +102,16 @@ pub fn capture_size(capture: &Screenshot) -> Result<(u32, u32)> {
         } => Ok((source_width, source_height)),
         CaptureFormat::Png => {
             let decoder = png::Decoder::new(Cursor::new(&capture.bytes));
-            let reader = decoder
-                .read_info()
-                .map_err(|e| DeviceError::backend(format!("the device sent an invalid PNG: {e}")))?;
+            let reader = decoder.read_info().map_err(|e| {
+                DeviceError::backend(format!("the device sent an invalid PNG: {e}"))
+            })?;
             Ok((reader.info().width, reader.info().height))
         }
-        CaptureFormat::Jpeg => image::ImageReader::with_format(
-            Cursor::new(&capture.bytes),
-            image::ImageFormat::Jpeg,
-        )
-        .into_dimensions()
-        .map_err(|e| DeviceError::backend(format!("the device sent an invalid JPEG: {e}"))),
+        CaptureFormat::Jpeg => {
+            image::ImageReader::with_format(Cursor::new(&capture.bytes), image::ImageFormat::Jpeg)
+                .into_dimensions()
+                .map_err(|e| DeviceError::backend(format!("the device sent an invalid JPEG: {e}")))
+        }
     }
 }
 
@@ -175,7 +174,12 @@ mod tests {
 
     fn pattern(w: u32, h: u32) -> RgbaImage {
         RgbaImage::from_fn(w, h, |x, y| {
-            image::Rgba([(x * 7 % 256) as u8, (y * 5 % 256) as u8, ((x + y) % 256) as u8, 255])
+            image::Rgba([
+                (x * 7 % 256) as u8,
+                (y * 5 % 256) as u8,
+                ((x + y) % 256) as u8,
+                255,
+            ])
         })
     }
 
@@ -199,10 +203,18 @@ mod tests {
     #[test]
     fn a_clip_is_the_crop_of_the_capture_for_every_source() {
         let img = pattern(90, 160);
-        let r = Region { x: 13, y: 41, width: 30, height: 57 };
+        let r = Region {
+            x: 13,
+            y: 41,
+            width: 30,
+            height: 57,
+        };
         let want = image::imageops::crop_imm(&img, r.x, r.y, r.width, r.height).to_image();
         let raw = Screenshot {
-            format: CaptureFormat::Rgba8 { width: 90, height: 160 },
+            format: CaptureFormat::Rgba8 {
+                width: 90,
+                height: 160,
+            },
             bytes: img.as_raw().clone(),
         };
         for cap in [png_of(&img), raw] {
@@ -217,11 +229,24 @@ mod tests {
     #[test]
     fn a_large_clip_is_scaled_to_max_size_and_a_small_one_is_not() {
         let cap = png_of(&pattern(600, 1000));
-        let r = Region { x: 0, y: 100, width: 600, height: 800 };
-        let opts = ScreenshotOptions { max_size: Some(400), ..FULL_PNG };
+        let r = Region {
+            x: 0,
+            y: 100,
+            width: 600,
+            height: 800,
+        };
+        let opts = ScreenshotOptions {
+            max_size: Some(400),
+            ..FULL_PNG
+        };
         let out = process_clip(&cap, r, &opts).unwrap();
         assert_eq!((out.width, out.height), (300, 400));
-        let small = Region { x: 5, y: 5, width: 100, height: 50 };
+        let small = Region {
+            x: 5,
+            y: 5,
+            width: 100,
+            height: 50,
+        };
         let out = process_clip(&cap, small, &opts).unwrap();
         assert_eq!((out.width, out.height), (100, 50));
     }
@@ -229,10 +254,27 @@ mod tests {
     #[test]
     fn empty_and_outside_clips_are_refused() {
         let cap = png_of(&pattern(50, 50));
-        let empty = Region { x: 1, y: 1, width: 0, height: 4 };
-        assert!(process_clip(&cap, empty, &FULL_PNG).unwrap_err().to_string().contains("empty"));
-        let outside = Region { x: 40, y: 0, width: 20, height: 4 };
-        let e = process_clip(&cap, outside, &FULL_PNG).unwrap_err().to_string();
+        let empty = Region {
+            x: 1,
+            y: 1,
+            width: 0,
+            height: 4,
+        };
+        assert!(
+            process_clip(&cap, empty, &FULL_PNG)
+                .unwrap_err()
+                .to_string()
+                .contains("empty")
+        );
+        let outside = Region {
+            x: 40,
+            y: 0,
+            width: 20,
+            height: 4,
+        };
+        let e = process_clip(&cap, outside, &FULL_PNG)
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("outside the 50x50"), "{e}");
     }
 
@@ -240,10 +282,30 @@ mod tests {
     fn sizes_without_decoding_and_the_mapping() {
         let cap = png_of(&pattern(33, 44));
         assert_eq!(capture_size(&cap).unwrap(), (33, 44));
-        let out = process_clip(&cap, Region { x: 3, y: 4, width: 10, height: 10 }, &FULL_PNG).unwrap();
-        let m = out.clip_mapping(ScreenRect { x: 3.0, y: 4.0, width: 10.0, height: 10.0 });
+        let out = process_clip(
+            &cap,
+            Region {
+                x: 3,
+                y: 4,
+                width: 10,
+                height: 10,
+            },
+            &FULL_PNG,
+        )
+        .unwrap();
+        let m = out.clip_mapping(ScreenRect {
+            x: 3.0,
+            y: 4.0,
+            width: 10.0,
+            height: 10.0,
+        });
         assert!(m.contains("add 3 to its x and 4 to its y"), "{m}");
-        let m = out.clip_mapping(ScreenRect { x: 1.0, y: 2.0, width: 5.0, height: 5.0 });
+        let m = out.clip_mapping(ScreenRect {
+            x: 1.0,
+            y: 2.0,
+            width: 5.0,
+            height: 5.0,
+        });
         assert!(m.contains("multiply its x by 0.500 and add 1"), "{m}");
     }
 }

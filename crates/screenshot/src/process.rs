@@ -176,7 +176,11 @@ enum Pixels<'a> {
 }
 
 impl<'a> Source<'a> {
-    fn open(capture: &'a Screenshot, opts: &ScreenshotOptions, window: Option<Region>) -> Result<Self> {
+    fn open(
+        capture: &'a Screenshot,
+        opts: &ScreenshotOptions,
+        window: Option<Region>,
+    ) -> Result<Self> {
         // The pixels, their size, and the size of the screen image they show.
         let (pixels, size, from) = match capture.format {
             CaptureFormat::Rgba8 { width, height } => (

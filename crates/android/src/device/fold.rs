@@ -128,7 +128,12 @@ mod tests {
 
     #[test]
     fn a_phone_with_only_default_is_not_a_foldable() {
-        let e = choose(&parse_states(PLAIN), Posture::Folded).unwrap_err().to_string();
-        assert!(e.contains("not a foldable") && e.contains("DEFAULT (0)"), "{e}");
+        let e = choose(&parse_states(PLAIN), Posture::Folded)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("not a foldable") && e.contains("DEFAULT (0)"),
+            "{e}"
+        );
     }
 }

@@ -17,7 +17,10 @@ const DELAY: &str = "delay";
 const MAX_DELAY_MS: f64 = 10_000.0;
 
 /// A `delay` step's wait, checked before the batch runs.
-fn delay_of(i: usize, args: Option<&serde_json::Map<String, Value>>) -> Result<std::time::Duration, Failure> {
+fn delay_of(
+    i: usize,
+    args: Option<&serde_json::Map<String, Value>>,
+) -> Result<std::time::Duration, Failure> {
     let args = Value::Object(args.cloned().unwrap_or_default());
     let p: DelayParams = serde_json::from_value(args).map_err(|e| {
         Failure(format!(
@@ -101,7 +104,11 @@ impl MobileServer {
                         return Err(Failure(format!("Cancelled during step {} (delay)", i + 1)));
                     }
                 }
-                lines.push(format!("Step {} (delay): waited {} ms", i + 1, wait.as_millis()));
+                lines.push(format!(
+                    "Step {} (delay): waited {} ms",
+                    i + 1,
+                    wait.as_millis()
+                ));
                 continue;
             }
             // Only a tool that takes a device gets the batch's (listing devices takes none).

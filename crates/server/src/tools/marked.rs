@@ -6,9 +6,9 @@
 use std::sync::Arc;
 
 use mobile_device::{CoordinateUnit, Device, Element, ScreenshotOptions, excerpt};
+use mobile_screenshot::ProcessedScreenshot;
 use mobile_screenshot::annotate::{self, Mark};
 use mobile_screenshot::clip::{self, Region, ScreenRect};
-use mobile_screenshot::ProcessedScreenshot;
 use rmcp::RoleServer;
 use rmcp::service::RequestContext;
 
@@ -29,8 +29,18 @@ pub(super) struct Marked {
 /// a kind that takes input.
 pub(super) fn actionable(e: &Element) -> bool {
     const KINDS: &[&str] = &[
-        "Button", "EditText", "TextField", "SecureTextField", "SearchField", "Switch",
-        "CheckBox", "RadioButton", "Link", "Cell", "Slider", "ImageButton",
+        "Button",
+        "EditText",
+        "TextField",
+        "SecureTextField",
+        "SearchField",
+        "Switch",
+        "CheckBox",
+        "RadioButton",
+        "Link",
+        "Cell",
+        "Slider",
+        "ImageButton",
     ];
     let ty = e.element_type.rsplit('.').next().unwrap_or(&e.element_type);
     e.states.enabled
@@ -39,7 +49,10 @@ pub(super) fn actionable(e: &Element) -> bool {
 }
 
 /// The element `reference` names (with or without its `@`), or the failure saying so.
-pub(super) fn find_ref<'a>(elements: &'a [Element], reference: &str) -> Result<&'a Element, Failure> {
+pub(super) fn find_ref<'a>(
+    elements: &'a [Element],
+    reference: &str,
+) -> Result<&'a Element, Failure> {
     let wanted = if reference.starts_with('@') {
         reference.to_string()
     } else {

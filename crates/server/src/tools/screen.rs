@@ -79,9 +79,7 @@ impl MobileServer {
                 ContentBlock::image(data, shot.image.mime_type),
             ];
             if let Some(elements) = shot.elements {
-                content.push(ContentBlock::text(
-                    ElementList { elements }.render_text(),
-                ));
+                content.push(ContentBlock::text(ElementList { elements }.render_text()));
             }
             return Ok(CallToolResult::success(content));
         }
@@ -205,9 +203,8 @@ impl MobileServer {
     ) -> Outcome {
         let posture = match (p.posture, p.angle) {
             (Some(posture), _) => posture,
-            (None, Some(a)) => Posture::from_hinge_angle(a).ok_or_else(|| {
-                Failure(format!("angle must be 0 to 360 degrees, got {a}"))
-            })?,
+            (None, Some(a)) => Posture::from_hinge_angle(a)
+                .ok_or_else(|| Failure(format!("angle must be 0 to 360 degrees, got {a}")))?,
             (None, None) => {
                 return Err(Failure(
                     "Give posture (folded, half-open or open) or angle in degrees".into(),
@@ -215,7 +212,9 @@ impl MobileServer {
             }
         };
         let d = self.device(&ctx, &p.device).await?;
-        let state = self.run(&ctx, "folding the device", d.fold(posture)).await?;
+        let state = self
+            .run(&ctx, "folding the device", d.fold(posture))
+            .await?;
         text(format!(
             "Set the device to {posture} (device state {} {}). The screen's size and layout may have changed: list the elements again before tapping.",
             state.name, state.id
