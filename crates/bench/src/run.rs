@@ -393,6 +393,9 @@ impl Bench<'_> {
                 for i in order {
                     let r = &running[i];
                     let kind = r.spawn.kind;
+                    if tool.ours_only && !ours_like[i] {
+                        continue;
+                    }
                     let cell = self.cells.entry((kind, ti)).or_default();
                     if cell.skipped {
                         continue;

@@ -2,16 +2,30 @@
 
 use serde_json::{Value, json};
 
-/// One benchmarked tool: a row label, the MCP tool name, its arguments (`$DEV` = device id).
+/// One benchmarked tool: a row label, the MCP tool name, its arguments (`$DEV` = device id),
+/// and whether only our servers are measured (arguments the peer does not have: it would
+/// drop them and take a plain screenshot, which is not the same work).
 pub(crate) struct Tool {
     pub(crate) label: &'static str,
     pub(crate) name: &'static str,
     pub(crate) args: Value,
+    pub(crate) ours_only: bool,
 }
 
 /// The tools in table order; the first is the only one that names no device.
 pub(crate) fn tools() -> Vec<Tool> {
-    let t = |label, name, args| Tool { label, name, args };
+    let t = |label, name, args| Tool {
+        label,
+        name,
+        args,
+        ours_only: false,
+    };
+    let ours = |label, name, args| Tool {
+        label,
+        name,
+        args,
+        ours_only: true,
+    };
     vec![
         t("list devices", "mobile_list_available_devices", json!({})),
         t("list apps", "mobile_list_apps", json!({"device": "$DEV"})),
@@ -24,6 +38,16 @@ pub(crate) fn tools() -> Vec<Tool> {
             "screenshot",
             "mobile_take_screenshot",
             json!({"device": "$DEV"}),
+        ),
+        ours(
+            "screenshot annotate",
+            "mobile_take_screenshot",
+            json!({"device": "$DEV", "annotate": true}),
+        ),
+        ours(
+            "screenshot clip",
+            "mobile_take_screenshot",
+            json!({"device": "$DEV", "clip": {"x": 0, "y": 900, "width": 1080, "height": 600}}),
         ),
         t(
             "list elements",

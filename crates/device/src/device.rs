@@ -15,6 +15,7 @@ use crate::button::Button;
 use crate::capture::ScreenshotOptions;
 use crate::error::{DeviceError, Result};
 use crate::input::{AppId, DevicePath, DeviceUrl, Locales};
+use crate::posture::{FoldState, Posture};
 use crate::types::*;
 
 /// Called with (bytes done, bytes total) while a long transfer runs.
@@ -158,5 +159,18 @@ pub trait Device: Send + Sync + 'static {
     /// Sets a mock location, or clears it with `None`.
     async fn set_location(&self, _location: Option<Location>) -> Result<()> {
         Err(self.unsupported("setting the location"))
+    }
+    /// Drags from one point to another: presses at `from`, holds long enough to pick up
+    /// what is there (a long press), moves to `to` over `duration`, and releases.
+    async fn drag(&self, _from: Point, _to: Point, _duration: Duration) -> Result<()> {
+        Err(self.unsupported("dragging"))
+    }
+    /// Folds or unfolds a foldable device to `posture`; returns the state it asked for.
+    async fn fold(&self, _posture: Posture) -> Result<FoldState> {
+        Err(DeviceError::unsupported_with_hint(
+            "folding",
+            self.platform(),
+            "only a foldable device can fold, and this one is not",
+        ))
     }
 }

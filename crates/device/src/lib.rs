@@ -27,6 +27,7 @@ pub mod device;
 pub mod error;
 pub mod input;
 mod join;
+mod posture;
 pub mod registry;
 pub mod types;
 
@@ -39,5 +40,6 @@ pub use input::{
     excerpt,
 };
 pub use join::join_all;
+pub use posture::{FoldState, Posture};
 pub use registry::{DeviceBackend, DeviceRegistry, Discovery, Listing};
 pub use types::*;

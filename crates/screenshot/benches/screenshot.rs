@@ -1,7 +1,8 @@
 //! The screenshot pipeline on a phone-sized capture: 1080×2400 PNG (what `screencap -p` sends)
 //! and a raw RGBA framebuffer (what `screencap` without `-p` sends), each decoded, scaled to a
 //! longest side of 1024 and encoded as JPEG q75 (the defaults of `mobile_take_screenshot`).
-//! Throughput is in bytes of the capture. Run with `cargo bench -p mobile-screenshot --bench screenshot`.
+//! Also the same PNG annotated (14 row boxes and ref tags) and clipped (a 1080×600 band at
+//! full detail). Throughput is in bytes of the capture. Run with `cargo bench -p mobile-screenshot --bench screenshot`.
 
 use std::hint::black_box;
 use std::io::Cursor;
@@ -10,6 +11,8 @@ use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use image::{ImageFormat, Rgba, RgbaImage};
 use mobile_device::ScreenshotOptions;
 use mobile_device::{CaptureFormat, Screenshot};
+use mobile_screenshot::annotate::{self, Mark};
+use mobile_screenshot::clip::{self, Region};
 use mobile_screenshot::{StreamScaler, process};
 
 const W: u32 = 1080;
@@ -76,6 +79,32 @@ fn bench(c: &mut Criterion) {
     g.throughput(Throughput::Bytes(raw.bytes.len() as u64));
     g.bench_function("rgba_1080x2400_to_jpeg_1024", |b| {
         b.iter(|| process(black_box(&raw), &opts).expect("process"))
+    });
+    // `annotate: true`: the same, with 14 list rows' boxes and ref tags drawn.
+    let marks: Vec<Mark> = (0..14)
+        .map(|i| Mark {
+            x: 42.0,
+            y: 240.0 + 150.0 * f64::from(i),
+            width: 996.0,
+            height: 140.0,
+            label: format!("@e{}", i + 1),
+        })
+        .collect();
+    g.throughput(Throughput::Bytes(png.bytes.len() as u64));
+    g.bench_function("png_1080x2400_annotated_14_marks_to_jpeg_1024", |b| {
+        b.iter(|| {
+            annotate::process_annotated(black_box(&png), &opts, None, &marks).expect("annotate")
+        })
+    });
+    // `clip`: a 1080×600 band, kept at full detail.
+    let band = Region {
+        x: 0,
+        y: 900,
+        width: 1080,
+        height: 600,
+    };
+    g.bench_function("png_1080x2400_clip_1080x600_to_jpeg", |b| {
+        b.iter(|| clip::process_clip(black_box(&png), band, &opts).expect("clip"))
     });
     g.finish();
 

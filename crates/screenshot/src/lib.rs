@@ -21,10 +21,13 @@
 //!
 //! Modules: `process` (entry points and the input sources), `stream` ([`StreamScaler`]),
 //! `downscale` (the area downscaler), `jpeg` (banded JPEG encoding on two threads),
-//! [`text`] (text drawing with the embedded Roboto font).
+//! [`text`] (text drawing with the embedded Roboto font), [`clip`] (screenshot regions),
+//! [`annotate`] (element boxes and refs drawn on the image).
 
 #![warn(missing_docs)]
 
+pub mod annotate;
+pub mod clip;
 mod downscale;
 mod jpeg;
 mod process;

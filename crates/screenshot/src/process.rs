@@ -7,6 +7,8 @@ use std::io::Cursor;
 use image::{DynamicImage, ImageFormat, RgbImage, RgbaImage};
 use mobile_device::{CaptureFormat, DeviceError, Result, Screenshot};
 
+use crate::annotate::Overlay;
+use crate::clip::Region;
 use crate::downscale::AreaDownscaler;
 use crate::jpeg;
 use crate::{OutputFormat, ProcessedScreenshot, ScreenshotOptions};
@@ -82,20 +84,54 @@ pub fn target_size(w: u32, h: u32, opts: &ScreenshotOptions) -> (u32, u32) {
 /// inflated and scaled (the crate's private `jpeg` module); a PNG is encoded whole once every band has arrived. The server
 /// calls this from tokio's blocking pool.
 pub fn process(capture: &Screenshot, opts: &ScreenshotOptions) -> Result<ProcessedScreenshot> {
+    render(capture, opts, None, None)
+}
+
+/// [`process`] of the `window` of the capture only (in the capture's screen pixels), with
+/// `overlay` drawn onto the scaled image before it is encoded. The crop is made while the
+/// rows are read, before scaling, so the region keeps the capture's detail; an overlay
+/// needs the whole scaled image, so it is collected first and then encoded.
+pub(crate) fn render(
+    capture: &Screenshot,
+    opts: &ScreenshotOptions,
+    window: Option<Region>,
+    overlay: Option<&Overlay<'_>>,
+) -> Result<ProcessedScreenshot> {
     check_options(opts)?;
-    let source = Source::open(capture, opts)?;
+    let source = Source::open(capture, opts, window)?;
     let (tw, th) = source.target;
     let from = source.from;
-    let (bytes, mime_type) = match opts.format {
-        OutputFormat::Jpeg { quality } => (
+    let whole = |source: Source<'_>| -> Result<Vec<u8>> {
+        let mut rows = Vec::with_capacity(tw as usize * th as usize * 3);
+        source.bands(&mut |band| rows.extend_from_slice(&band))?;
+        Ok(rows)
+    };
+    let (bytes, mime_type) = match (opts.format, overlay) {
+        (OutputFormat::Jpeg { quality }, None) => (
             jpeg::encode(tw, th, quality, jpeg::Tables::Fitted, |sink| {
                 source.bands(sink)
             })?,
             "image/jpeg",
         ),
-        OutputFormat::Png => {
-            let mut rows = Vec::with_capacity(tw as usize * th as usize * 3);
-            source.bands(&mut |band| rows.extend_from_slice(&band))?;
+        (OutputFormat::Jpeg { quality }, Some(overlay)) => {
+            let mut rows = whole(source)?;
+            overlay.draw(&mut rows, (tw, th), from);
+            let band = jpeg::BAND_ROWS * tw as usize * 3;
+            (
+                jpeg::encode(tw, th, quality, jpeg::Tables::Fitted, |sink| {
+                    for b in rows.chunks(band) {
+                        sink(Cow::Owned(b.to_vec()));
+                    }
+                    Ok(())
+                })?,
+                "image/jpeg",
+            )
+        }
+        (OutputFormat::Png, overlay) => {
+            let mut rows = whole(source)?;
+            if let Some(overlay) = overlay {
+                overlay.draw(&mut rows, (tw, th), from);
+            }
             let img = RgbImage::from_raw(tw, th, rows)
                 .ok_or_else(|| DeviceError::backend("the scaled image has the wrong size"))?;
             let mut out = Vec::new();
@@ -121,9 +157,11 @@ struct Source<'a> {
     /// Size of `pixels`.
     size: (u32, u32),
     /// The size of the screen image the capture shows (larger than `size` for a frame
-    /// scaled as it arrived).
+    /// scaled as it arrived); of the window only, with one.
     from: (u32, u32),
     target: (u32, u32),
+    /// The part of `pixels` that is kept, in `pixels`' own coordinates.
+    window: Region,
 }
 
 enum Pixels<'a> {
@@ -138,28 +176,27 @@ enum Pixels<'a> {
 }
 
 impl<'a> Source<'a> {
-    fn open(capture: &'a Screenshot, opts: &ScreenshotOptions) -> Result<Self> {
-        match capture.format {
-            CaptureFormat::Rgba8 { width, height } => Ok(Source {
-                pixels: Pixels::Rgba(raw_frame(capture, width, height)?),
-                size: (width, height),
-                from: (width, height),
-                target: target_size(width, height, opts),
-            }),
+    fn open(
+        capture: &'a Screenshot,
+        opts: &ScreenshotOptions,
+        window: Option<Region>,
+    ) -> Result<Self> {
+        // The pixels, their size, and the size of the screen image they show.
+        let (pixels, size, from) = match capture.format {
+            CaptureFormat::Rgba8 { width, height } => (
+                Pixels::Rgba(raw_frame(capture, width, height)?),
+                (width, height),
+                (width, height),
+            ),
             CaptureFormat::Png => match png_rows(&capture.bytes)? {
                 Some((reader, bpp)) => {
                     let info = reader.info();
                     let (w, h) = (info.width, info.height);
-                    Ok(Source {
-                        pixels: Pixels::Png(Box::new(reader), bpp),
-                        size: (w, h),
-                        from: (w, h),
-                        target: target_size(w, h, opts),
-                    })
+                    (Pixels::Png(Box::new(reader), bpp), (w, h), (w, h))
                 }
-                None => Self::decoded(decode(capture)?, opts),
+                None => Self::decoded(decode(capture)?),
             },
-            CaptureFormat::Jpeg => Self::decoded(decode(capture)?, opts),
+            CaptureFormat::Jpeg => Self::decoded(decode(capture)?),
             CaptureFormat::ScaledRgb8 {
                 width,
                 height,
@@ -173,34 +210,48 @@ impl<'a> Source<'a> {
                         capture.bytes.len()
                     ))
                 })?;
-                // Scaled with other options than these: scale what arrived (never enlarge it).
-                let (tw, th) = target_size(source_width, source_height, opts);
-                Ok(Source {
-                    pixels: Pixels::Rgb(rows),
-                    size: (width, height),
-                    from: (source_width, source_height),
-                    target: (tw.min(width), th.min(height)),
-                })
+                (
+                    Pixels::Rgb(rows),
+                    (width, height),
+                    (source_width, source_height),
+                )
             }
-        }
+        };
+        let full = Region::whole(size);
+        let (window, from) = match window {
+            None => (full, from),
+            Some(w) => {
+                let w = w.checked_within(from)?;
+                // A frame scaled as it arrived: the window in its own (smaller) pixels.
+                (w.rescaled(from, size), (w.width, w.height))
+            }
+        };
+        let target = target_size(from.0, from.1, opts);
+        // Never enlarge what arrived (a frame scaled with other options than these).
+        let target = (target.0.min(window.width), target.1.min(window.height));
+        Ok(Source {
+            pixels,
+            size,
+            from,
+            target,
+            window,
+        })
     }
 
-    fn decoded(img: DynamicImage, opts: &ScreenshotOptions) -> Result<Self> {
+    fn decoded(img: DynamicImage) -> (Pixels<'a>, (u32, u32), (u32, u32)) {
         let (w, h) = (img.width(), img.height());
-        Ok(Source {
-            pixels: Pixels::Decoded(img.into_rgba8()),
-            size: (w, h),
-            from: (w, h),
-            target: target_size(w, h, opts),
-        })
+        (Pixels::Decoded(img.into_rgba8()), (w, h), (w, h))
     }
 
     /// Hands the scaled image to `sink`, top to bottom, in bands of [`jpeg::BAND_ROWS`]
     /// rows (the last may be shorter).
     fn bands(self, sink: &mut dyn FnMut(Cow<'a, [u8]>)) -> Result<()> {
-        let (sw, sh) = self.size;
+        let (sw, _) = self.size;
         let (tw, th) = self.target;
+        let win = self.window;
+        let whole = win == Region::whole(self.size);
         if let Pixels::Rgb(rows) = self.pixels
+            && whole
             && self.size == self.target
         {
             // Already the asked size (the usual case for a scaled frame): used as it is.
@@ -209,30 +260,41 @@ impl<'a> Source<'a> {
             }
             return Ok(());
         }
-        let mut scaler = AreaDownscaler::new(sw, sh, tw, th)?;
+        let mut scaler = AreaDownscaler::new(win.width, win.height, tw, th)?;
         let row_len = |bpp: usize| sw as usize * bpp;
+        let (top, bottom) = (win.y as usize, (win.y + win.height) as usize);
+        // The window's columns of one source row.
+        let cols = |bpp: usize| win.x as usize * bpp..(win.x + win.width) as usize * bpp;
         match self.pixels {
             Pixels::Rgba(frame) => {
-                for row in frame.chunks_exact(row_len(4)) {
-                    scaler.push_row_banded::<4>(row, sink);
+                for row in frame.chunks_exact(row_len(4)).take(bottom).skip(top) {
+                    scaler.push_row_banded::<4>(&row[cols(4)], sink);
                 }
             }
             Pixels::Rgb(rows) => {
-                for row in rows.chunks_exact(row_len(3)) {
-                    scaler.push_row_banded::<3>(row, sink);
+                for row in rows.chunks_exact(row_len(3)).take(bottom).skip(top) {
+                    scaler.push_row_banded::<3>(&row[cols(3)], sink);
                 }
             }
             Pixels::Decoded(img) => {
-                for row in img.as_raw().chunks_exact(row_len(4)) {
-                    scaler.push_row_banded::<4>(row, sink);
+                for row in img.as_raw().chunks_exact(row_len(4)).take(bottom).skip(top) {
+                    scaler.push_row_banded::<4>(&row[cols(4)], sink);
                 }
             }
             Pixels::Png(mut reader, bpp) => {
-                while let Some(row) = reader.next_row().map_err(invalid_png)? {
-                    match bpp {
-                        4 => scaler.push_row_banded::<4>(row.data(), sink),
-                        _ => scaler.push_row_banded::<3>(row.data(), sink),
+                let mut y = 0usize;
+                // Rows below the window are never inflated.
+                while y < bottom
+                    && let Some(row) = reader.next_row().map_err(invalid_png)?
+                {
+                    if y >= top {
+                        let data = &row.data()[cols(bpp)];
+                        match bpp {
+                            4 => scaler.push_row_banded::<4>(data, sink),
+                            _ => scaler.push_row_banded::<3>(data, sink),
+                        }
                     }
+                    y += 1;
                 }
             }
         }

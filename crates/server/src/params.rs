@@ -204,6 +204,14 @@ pub(crate) struct TakeScreenshotParams {
     /// Scale factor in (0, 1], used when maxSize is not given.
     #[serde(default, deserialize_with = "opt_number")]
     pub scale: Option<f64>,
+    /// Only this part of the screen, at full detail: a rectangle {x, y, width, height} in
+    /// screen coordinates, or an element ref from mobile_list_elements_on_screen ("@e5").
+    #[serde(default)]
+    pub clip: Option<ClipParam>,
+    /// Draw each actionable element's box and @ref onto the image, and return the element
+    /// list with it (default false).
+    #[serde(default)]
+    pub annotate: bool,
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -224,6 +232,10 @@ pub(crate) struct SaveScreenshotParams {
     /// replaced, and the call fails naming it.
     #[serde(default)]
     pub overwrite: bool,
+    /// Only this part of the screen: a rectangle {x, y, width, height} in screen
+    /// coordinates, or an element ref ("@e5").
+    #[serde(default)]
+    pub clip: Option<ClipParam>,
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -368,4 +380,90 @@ pub(crate) struct BatchParams {
 
 fn yes() -> bool {
     true
+}
+
+/// A screen region: an element ref, or a rectangle in screen coordinates.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(untagged)]
+pub(crate) enum ClipParam {
+    /// An element ref from mobile_list_elements_on_screen, e.g. "@e5": that element's bounds.
+    Ref(String),
+    /// A rectangle in screen coordinates (pixels on Android, points on iOS).
+    Rect(ClipRect),
+}
+
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct ClipRect {
+    /// Left edge in screen coordinates.
+    #[serde(deserialize_with = "number")]
+    pub x: f64,
+    /// Top edge in screen coordinates.
+    #[serde(deserialize_with = "number")]
+    pub y: f64,
+    /// Width in screen coordinates (more than 0).
+    #[serde(deserialize_with = "number")]
+    pub width: f64,
+    /// Height in screen coordinates (more than 0).
+    #[serde(deserialize_with = "number")]
+    pub height: f64,
+}
+
+/// One end of a drag: an element ref, or x and y in screen coordinates.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(untagged)]
+pub(crate) enum DragEnd {
+    /// An element ref from mobile_list_elements_on_screen, e.g. "@e5": its centre.
+    Ref(String),
+    /// A point in screen coordinates (pixels on Android, points on iOS).
+    Point(DragPoint),
+}
+
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct DragPoint {
+    /// X in screen coordinates.
+    #[serde(deserialize_with = "number")]
+    pub x: f64,
+    /// Y in screen coordinates.
+    #[serde(deserialize_with = "number")]
+    pub y: f64,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+pub(crate) struct DragParams {
+    /// The device id from mobile_list_available_devices.
+    pub device: String,
+    /// Where the drag starts: an element ref ("@e5") or {x, y} in screen coordinates.
+    pub from: DragEnd,
+    /// Where it ends: an element ref ("@e7") or {x, y} in screen coordinates.
+    pub to: DragEnd,
+    /// How long the move takes after the press-and-hold, in milliseconds (1 to 10000;
+    /// default 1000).
+    #[serde(default, deserialize_with = "opt_number")]
+    #[schemars(range(min = 1, max = 10000))]
+    pub duration: Option<f64>,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+pub(crate) struct FoldParams {
+    /// The device id from mobile_list_available_devices.
+    pub device: String,
+    /// folded, half-open or open. Give this or `angle`.
+    #[serde(default)]
+    pub posture: Option<mobile_device::Posture>,
+    /// Hinge angle in degrees (0 folded shut, 180 flat), mapped to the posture it falls in
+    /// (below 90 folded, below 180 half-open, else open). Used when posture is not given.
+    #[serde(default, deserialize_with = "opt_number")]
+    #[schemars(range(min = 0, max = 360))]
+    pub angle: Option<f64>,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct DelayParams {
+    /// How long to wait, in milliseconds (0 to 10000).
+    #[serde(deserialize_with = "number", alias = "ms")]
+    #[schemars(range(min = 0, max = 10000))]
+    pub duration: f64,
 }

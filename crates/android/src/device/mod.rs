@@ -8,7 +8,8 @@
 //!
 //! The `Device` impl here only delegates: each method is an inherent method of the same
 //! name in its area's file (`apps`, `screen`, `input`, `files`, `logs`,
-//! `recording`, `unsupported`), whose doc comment lists its device commands;
+//! `recording`, `unsupported`, `gestures` (drag), `fold`), whose doc comment lists its
+//! device commands;
 //! `errors` words adb failures.
 
 use std::path::Path;
@@ -35,6 +36,8 @@ use screen::prefers_png;
 mod apps;
 mod errors;
 mod files;
+mod fold;
+mod gestures;
 mod input;
 mod logs;
 mod recording;
@@ -310,5 +313,13 @@ impl Device for AndroidDevice {
 
     async fn set_location(&self, location: Option<Location>) -> Result<()> {
         AndroidDevice::set_location(self, location).await
+    }
+
+    async fn drag(&self, from: Point, to: Point, duration: Duration) -> Result<()> {
+        AndroidDevice::drag(self, from, to, duration).await
+    }
+
+    async fn fold(&self, posture: mobile_device::Posture) -> Result<mobile_device::FoldState> {
+        AndroidDevice::fold(self, posture).await
     }
 }

@@ -531,6 +531,12 @@ impl Device for SimulatorDevice {
         Ok(())
     }
 
+    /// `idb ui swipe X1 Y1 X2 Y2 --duration S`: idb has no press-and-hold gesture, so a
+    /// drag is a swipe slow enough (the whole `duration`) for UIKit to follow the finger.
+    async fn drag(&self, from: Point, to: Point, duration: Duration) -> Result<()> {
+        self.swipe(from, to, duration).await
+    }
+
     async fn type_text(&self, text: &str) -> Result<()> {
         if text.is_empty() {
             return Ok(());

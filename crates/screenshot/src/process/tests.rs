@@ -139,7 +139,7 @@ fn streamed_png_rows_match_the_whole_decode() {
         png_of(DynamicImage::ImageRgba16(rgb16)),
         raw.clone(),
     ] {
-        let source = Source::open(&capture, &opts).unwrap();
+        let source = Source::open(&capture, &opts, None).unwrap();
         assert_eq!((source.from, source.target), ((1080, 2400), (461, 1024)));
         let mut bands = Vec::new();
         source

@@ -1,4 +1,6 @@
-//! `mobile_batch_commands`: several tool calls on one device in one request, each dispatched as its own call.
+//! `mobile_batch_commands`: several tool calls on one device in one request, each dispatched as
+//! its own call; screenshots among them return their images in order, and a `delay` step
+//! waits (at most [`MAX_DELAY_MS`]).
 
 use rmcp::handler::server::wrapper::Parameters;
 use rmcp::model::{CallToolRequestParams, CallToolResponse, ContentBlock};
@@ -9,11 +11,38 @@ use serde_json::Value;
 use super::{Failure, MobileServer, Outcome, text};
 use crate::params::*;
 
+/// The name of the step that only waits.
+const DELAY: &str = "delay";
+/// The longest `delay` step, in milliseconds.
+const MAX_DELAY_MS: f64 = 10_000.0;
+
+/// A `delay` step's wait, checked before the batch runs.
+fn delay_of(
+    i: usize,
+    args: Option<&serde_json::Map<String, Value>>,
+) -> Result<std::time::Duration, Failure> {
+    let args = Value::Object(args.cloned().unwrap_or_default());
+    let p: DelayParams = serde_json::from_value(args).map_err(|e| {
+        Failure(format!(
+            "Step {} (delay) needs arguments {{\"duration\": MILLISECONDS}}: {e}",
+            i + 1
+        ))
+    })?;
+    if !(0.0..=MAX_DELAY_MS).contains(&p.duration) {
+        return Err(Failure(format!(
+            "Step {} (delay): duration must be 0 to {MAX_DELAY_MS} milliseconds, got {}",
+            i + 1,
+            p.duration
+        )));
+    }
+    Ok(std::time::Duration::from_millis(p.duration.round() as u64))
+}
+
 #[tool_router(router = batch_router, vis = "pub(crate)")]
 impl MobileServer {
     #[tool(
         name = "mobile_batch_commands",
-        description = "Run several tool calls on one device in order, in one request. Each step is {name, arguments} without `device`. Stops at the first error unless stopOnError is false. Screenshots and nested batches are not allowed.",
+        description = "Run several tool calls on one device in order, in one request. Each step is {name, arguments} without `device`; a step {\"name\": \"delay\", \"arguments\": {\"duration\": MS}} waits up to 10000 ms. Screenshot steps return their images in order. Stops at the first error unless stopOnError is false. Nested batches are not allowed.",
         annotations(
             title = "Batch",
             read_only_hint = false,
@@ -31,7 +60,11 @@ impl MobileServer {
             return Err(Failure("steps must hold at least one step".into()));
         }
         for (i, s) in p.steps.iter().enumerate() {
-            if s.name == "mobile_batch_commands" || s.name == "mobile_take_screenshot" {
+            if s.name == DELAY {
+                delay_of(i, s.arguments.as_ref())?;
+                continue;
+            }
+            if s.name == "mobile_batch_commands" {
                 return Err(Failure(format!(
                     "Step {} ({}) is not allowed in a batch; call it on its own",
                     i + 1,
@@ -59,7 +92,25 @@ impl MobileServer {
                 Default::default(),
             ));
         }
+        // Text and images in step order: the lines so far become a text block before
+        // each step's images (one text block when no step returns an image).
+        let mut content: Vec<ContentBlock> = Vec::new();
         for (i, (name, mut args)) in steps.into_iter().enumerate() {
+            if name == DELAY {
+                let wait = delay_of(i, Some(&args))?;
+                tokio::select! {
+                    _ = tokio::time::sleep(wait) => {}
+                    _ = ctx.ct.cancelled() => {
+                        return Err(Failure(format!("Cancelled during step {} (delay)", i + 1)));
+                    }
+                }
+                lines.push(format!(
+                    "Step {} (delay): waited {} ms",
+                    i + 1,
+                    wait.as_millis()
+                ));
+                continue;
+            }
             // Only a tool that takes a device gets the batch's (listing devices takes none).
             let takes_device = self.router.get(&name).is_some_and(|t| {
                 t.input_schema
@@ -72,8 +123,15 @@ impl MobileServer {
             }
             let req = CallToolRequestParams::new(name.clone()).with_arguments(args);
             let resp = Box::pin(self.dispatch(req, ctx.clone())).await;
+            let mut images = Vec::new();
             let (ok, body) = match resp {
                 Ok(CallToolResponse::Complete(r)) => {
+                    images.extend(
+                        r.content
+                            .iter()
+                            .filter(|c| matches!(c, ContentBlock::Image(_)))
+                            .cloned(),
+                    );
                     let body = r
                         .content
                         .iter()
@@ -96,6 +154,10 @@ impl MobileServer {
                 i + 1,
                 if ok { "" } else { "FAILED: " }
             ));
+            if !images.is_empty() {
+                content.push(ContentBlock::text(std::mem::take(&mut lines).join("\n")));
+                content.extend(images);
+            }
             if !ok {
                 failed = true;
                 if p.stop_on_error {
@@ -104,11 +166,23 @@ impl MobileServer {
                 }
             }
         }
-        let joined = lines.join("\n");
         if failed {
-            Err(Failure(joined))
-        } else {
-            text(joined)
+            let mut all: Vec<String> = content
+                .iter()
+                .filter_map(|c| match c {
+                    ContentBlock::Text(t) => Some(t.text.clone()),
+                    _ => None,
+                })
+                .collect();
+            all.extend(lines);
+            return Err(Failure(all.join("\n")));
         }
+        if content.is_empty() {
+            return text(lines.join("\n"));
+        }
+        if !lines.is_empty() {
+            content.push(ContentBlock::text(lines.join("\n")));
+        }
+        Ok(rmcp::model::CallToolResult::success(content))
     }
 }

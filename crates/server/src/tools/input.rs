@@ -239,6 +239,63 @@ impl MobileServer {
             if p.submit { " and pressed ENTER" } else { "" }
         ))
     }
+
+    #[tool(
+        name = "mobile_drag_on_screen",
+        description = "Drag and drop: press and hold at `from`, move to `to` over `duration` ms (default 1000), release. Each end is an element ref (\"@e5\") or {x, y} in screen coordinates. Use it to reorder list rows, move items or sliders.",
+        annotations(
+            title = "Drag",
+            read_only_hint = false,
+            destructive_hint = false,
+            idempotent_hint = false,
+            open_world_hint = true
+        )
+    )]
+    async fn drag(
+        &self,
+        Parameters(p): Parameters<DragParams>,
+        ctx: RequestContext<RoleServer>,
+    ) -> Outcome {
+        let ms = p.duration.unwrap_or(1000.0);
+        if !(1.0..=10_000.0).contains(&ms) {
+            return Err(Failure(format!(
+                "duration must be 1 to 10000 milliseconds, got {ms}"
+            )));
+        }
+        let d = self.device(&ctx, &p.device).await?;
+        let needs_list = matches!(p.from, DragEnd::Ref(_)) || matches!(p.to, DragEnd::Ref(_));
+        let elements = if needs_list {
+            self.run(&ctx, "listing elements", d.list_elements())
+                .await?
+        } else {
+            Vec::new()
+        };
+        let mut ends = Vec::new();
+        for end in [&p.from, &p.to] {
+            ends.push(match end {
+                DragEnd::Ref(r) => {
+                    let e = super::marked::find_ref(&elements, r)?;
+                    (e.rect.center(), format!(" ({})", e.reference))
+                }
+                DragEnd::Point(pt) => {
+                    let at = Point::new(coord(pt.x, "x")?, coord(pt.y, "y")?);
+                    self.on_screen(&ctx, &d, at).await?;
+                    (at, String::new())
+                }
+            });
+        }
+        let ((from, fw), (to, tw)) = (ends[0].clone(), ends[1].clone());
+        let dur = Duration::from_millis(ms.round() as u64);
+        self.run(&ctx, "dragging", d.drag(from, to, dur)).await?;
+        text(format!(
+            "Dragged from ({}, {}){fw} to ({}, {}){tw} over {} ms",
+            from.x,
+            from.y,
+            to.x,
+            to.y,
+            dur.as_millis()
+        ))
+    }
 }
 
 /// How long a screen size read for the bounds check is reused.

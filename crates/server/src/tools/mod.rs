@@ -37,6 +37,7 @@ mod devices;
 mod files;
 mod input;
 mod logs;
+mod marked;
 mod recording;
 mod screen;
 

@@ -1,9 +1,10 @@
-//! The tools that read the screen: its elements, screenshots (returned or saved) and the raw UI dump.
+//! The tools that read the screen: its elements, screenshots (returned or saved, whole, clipped
+//! or annotated) and the raw UI dump; and folding, which changes what the screen is.
 
 use std::sync::Arc;
 
 use base64::Engine;
-use mobile_device::{CoordinateUnit, Device, OutputFormat, ScreenshotOptions};
+use mobile_device::{CoordinateUnit, Device, OutputFormat, Posture, ScreenshotOptions};
 use mobile_screenshot::{self as screenshot, ProcessedScreenshot};
 use rmcp::handler::server::common::schema_for_output;
 use rmcp::handler::server::wrapper::Parameters;
@@ -42,7 +43,7 @@ impl MobileServer {
 
     #[tool(
         name = "mobile_take_screenshot",
-        description = "Look at the screen: returns a JPEG (longest side 1024 px unless maxSize or scale say otherwise) and how screenshot coordinates map to screen coordinates. Prefer mobile_list_elements_on_screen to find things to tap.",
+        description = "Look at the screen: returns a JPEG (longest side 1024 px unless maxSize or scale say otherwise) and how screenshot coordinates map to screen coordinates. `clip` (a rectangle in screen coordinates, or a ref) returns only that part at full detail; `annotate: true` draws each actionable element's box and @ref on the image and returns the element list too. Prefer mobile_list_elements_on_screen to find things to tap.",
         annotations(
             title = "Take screenshot",
             read_only_hint = true,
@@ -68,6 +69,20 @@ impl MobileServer {
             },
         };
         let d = self.device(&ctx, &p.device).await?;
+        if p.clip.is_some() || p.annotate {
+            let shot = self
+                .capture_marked(&ctx, &d, opts, p.clip, p.annotate)
+                .await?;
+            let data = base64::engine::general_purpose::STANDARD.encode(&shot.image.bytes);
+            let mut content = vec![
+                ContentBlock::text(shot.mapping),
+                ContentBlock::image(data, shot.image.mime_type),
+            ];
+            if let Some(elements) = shot.elements {
+                content.push(ContentBlock::text(ElementList { elements }.render_text()));
+            }
+            return Ok(CallToolResult::success(content));
+        }
         let (img, screen) = self.capture(&ctx, &d, opts).await?;
         let data = base64::engine::general_purpose::STANDARD.encode(&img.bytes);
         Ok(CallToolResult::success(vec![
@@ -78,7 +93,7 @@ impl MobileServer {
 
     #[tool(
         name = "mobile_save_screenshot",
-        description = "Save a screenshot to a .png, .jpg or .jpeg file on this machine (under the working or temp directory). Full size unless maxSize or scale are given. An existing file is replaced only with overwrite: true.",
+        description = "Save a screenshot to a .png, .jpg or .jpeg file on this machine (under the working or temp directory). Full size unless maxSize or scale are given; `clip` (a rectangle in screen coordinates, or a ref) saves only that part. An existing file is replaced only with overwrite: true.",
         annotations(
             title = "Save screenshot",
             read_only_hint = false,
@@ -110,9 +125,15 @@ impl MobileServer {
             },
         };
         let d = self.device(&ctx, &p.device).await?;
-        let (img, screen) = self.capture(&ctx, &d, opts).await?;
+        let (img, mapping) = if p.clip.is_some() {
+            let shot = self.capture_marked(&ctx, &d, opts, p.clip, false).await?;
+            (shot.image, shot.mapping)
+        } else {
+            let (img, screen) = self.capture(&ctx, &d, opts).await?;
+            let mapping = img.coordinate_mapping(screen);
+            (img, mapping)
+        };
         let size = img.bytes.len();
-        let mapping = img.coordinate_mapping(screen);
         let (width, height) = (img.width, img.height);
         let path = target.write(img.bytes).await?;
         text(format!(
@@ -162,6 +183,42 @@ impl MobileServer {
             }
             None => text(dump),
         }
+    }
+
+    #[tool(
+        name = "mobile_fold_device",
+        description = "Fold or unfold a foldable device: posture folded, half-open or open (or a hinge angle in degrees). Android foldables switch through their device-state service; other devices say they cannot fold.",
+        annotations(
+            title = "Fold device",
+            read_only_hint = false,
+            destructive_hint = false,
+            idempotent_hint = true,
+            open_world_hint = false
+        )
+    )]
+    async fn fold_device(
+        &self,
+        Parameters(p): Parameters<FoldParams>,
+        ctx: RequestContext<RoleServer>,
+    ) -> Outcome {
+        let posture = match (p.posture, p.angle) {
+            (Some(posture), _) => posture,
+            (None, Some(a)) => Posture::from_hinge_angle(a)
+                .ok_or_else(|| Failure(format!("angle must be 0 to 360 degrees, got {a}")))?,
+            (None, None) => {
+                return Err(Failure(
+                    "Give posture (folded, half-open or open) or angle in degrees".into(),
+                ));
+            }
+        };
+        let d = self.device(&ctx, &p.device).await?;
+        let state = self
+            .run(&ctx, "folding the device", d.fold(posture))
+            .await?;
+        text(format!(
+            "Set the device to {posture} (device state {} {}). The screen's size and layout may have changed: list the elements again before tapping.",
+            state.name, state.id
+        ))
     }
 }
 

@@ -126,6 +126,24 @@ impl Device for Double {
         self.calls.push(format!("tap {} {}", at.x, at.y));
         Ok(())
     }
+    async fn drag(&self, from: Point, to: Point, d: Duration) -> Result<()> {
+        self.calls.push(format!(
+            "drag {} {} {} {} {}",
+            from.x,
+            from.y,
+            to.x,
+            to.y,
+            d.as_millis()
+        ));
+        Ok(())
+    }
+    async fn fold(&self, posture: mobile_device::Posture) -> Result<mobile_device::FoldState> {
+        self.calls.push(format!("fold {posture}"));
+        Ok(mobile_device::FoldState {
+            id: 2,
+            name: "HALF_OPENED".into(),
+        })
+    }
     async fn double_tap(&self, at: Point) -> Result<()> {
         self.calls.push(format!("double_tap {} {}", at.x, at.y));
         Ok(())
@@ -445,6 +463,16 @@ async fn every_tool_reaches_its_trait_method() {
             ], "listElementsAtEnd": true}),
             vec!["press_button BACK", "type_text x", "list_elements"],
         ),
+        (
+            "mobile_drag_on_screen",
+            json!({"from": "@e1", "to": {"x": 300, "y": "400"}, "duration": 250}),
+            vec!["list_elements", "drag 125 210 300 400 250"],
+        ),
+        (
+            "mobile_fold_device",
+            json!({"posture": "half-open"}),
+            vec!["fold half-open"],
+        ),
     ];
     let tools: Vec<String> = h
         .client
@@ -621,7 +649,7 @@ async fn bad_input_is_a_clear_error_and_reaches_no_device() {
         ),
         (
             "mobile_batch_commands",
-            json!({"device": "double-1", "steps": [{"name": "mobile_take_screenshot"}]}),
+            json!({"device": "double-1", "steps": [{"name": "mobile_batch_commands"}]}),
             "not allowed in a batch",
         ),
         (

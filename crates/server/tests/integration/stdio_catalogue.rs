@@ -44,6 +44,8 @@ const EXPECTED: &[&str] = &[
     "mobile_ui_dump",
     "mobile_adb_push",
     "mobile_adb_pull",
+    "mobile_drag_on_screen",
+    "mobile_fold_device",
 ];
 
 /// Parameter names the peer uses, which prompts written for it pass.

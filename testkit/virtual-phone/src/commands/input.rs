@@ -164,6 +164,7 @@ pub(super) fn input(ctx: &mut Ctx, args: &[String]) -> Res {
             let (x1, y1, x2, y2) = (vals[0], vals[1], vals[2], vals[3]);
             ctx.with_state(|s| {
                 if sub == "draganddrop" {
+                    drag::drag(s, x1, y1, x2, y2);
                     s.input_events.push(InputEvent::DragAndDrop {
                         x1,
                         y1,

@@ -16,6 +16,8 @@ use crate::state::*;
 use crate::uixml;
 
 mod am;
+pub mod device_state;
+mod drag;
 mod dumpsys;
 mod files;
 mod input;

@@ -22,6 +22,7 @@ pub(super) fn cmd(ctx: &mut Ctx, args: &[String]) -> Res {
         "window" => wm(ctx, rest),
         "settings" => settings(ctx, rest),
         "input" => input(ctx, rest),
+        "device_state" => device_state::device_state(ctx, rest),
         "locale" => {
             // cmd locale set-app-locales PKG --locales L
             if rest.first().map(String::as_str) == Some("set-app-locales")
