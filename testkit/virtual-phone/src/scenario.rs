@@ -637,6 +637,7 @@ pub fn default_state() -> PhoneState {
         next_task: 10,
         next_uid: 10200,
         screen_on: true,
+        living: Default::default(),
     };
     refresh_launcher(&mut state);
     state

@@ -9,7 +9,8 @@
 //! injection attempt when it contains, unquoted:
 //! - any list or pipeline operator (`;`, `&`, `&&`, `||`, `|`, newline) or a subshell `( )` —
 //!   except the one form adb itself sends for `adb logcat`:
-//!   `export ANDROID_LOG_TAGS="…"; exec logcat …`;
+//!   `export ANDROID_LOG_TAGS="…"; exec logcat …`, and the frame hash a settle check sends,
+//!   `screencap [-p] | md5sum` (or `| sha1sum`), both with no redirection;
 //! - a command substitution `$( )`, `$(( ))` or `` ` ` `` (also inside double quotes, where sh
 //!   would run it too);
 //! - a redirection other than the data-free forms `</dev/null`, `>/dev/null`, `2>/dev/null`,
@@ -486,7 +487,17 @@ fn classify(line: &mut ParsedLine) {
         && line.commands[0].redirects.is_empty()
         && line.commands[1].argv.first().map(String::as_str) == Some("exec")
         && line.commands[1].argv.get(1).map(String::as_str) == Some("logcat");
-    if !logcat_prefix {
+    // The frame hash a settle check sends: `screencap [-p] | md5sum` (or `sha1sum`).
+    let frame_hash = line.operators == ["|"]
+        && line.commands.len() == 2
+        && line.commands[0].argv.first().map(String::as_str) == Some("screencap")
+        && line.commands[0].argv[1..].iter().all(|a| a == "-p")
+        && matches!(
+            line.commands[1].argv.as_slice(),
+            [p] if p == "md5sum" || p == "sha1sum"
+        )
+        && line.commands.iter().all(|c| c.redirects.is_empty());
+    if !logcat_prefix && !frame_hash {
         let ops: Vec<String> = line
             .operators
             .iter()

@@ -18,6 +18,7 @@ use crate::uixml;
 mod am;
 mod dumpsys;
 mod files;
+mod hash;
 mod input;
 mod logcat;
 mod packages;
@@ -129,6 +130,9 @@ pub(crate) fn run_commands(
     io: &mut dyn Io,
     env: &mut BTreeMap<String, String>,
 ) -> i32 {
+    if parsed.operators.iter().any(|o| o == "|") {
+        return hash::pipeline(phone, parsed, io, env);
+    }
     let mut status = 0;
     for cmd in &parsed.commands {
         let mut ctx = Ctx {
@@ -273,6 +277,7 @@ pub(crate) fn run(ctx: &mut Ctx, argv: &[String]) -> Res {
         "ps" => ps(ctx),
         "pkill" | "kill" => kill(ctx, name, args),
         "appops" => Ok(0),
+        "md5sum" | "sha1sum" => hash::hashsum(ctx, name, args),
         "date" => ctx
             .print(&format!("{}\n", format_date(now_ms(), true)))
             .map(|_| 0),

@@ -413,6 +413,8 @@ pub struct PhoneState {
     pub next_uid: u32,
     /// Whether the screen is on (off captures black).
     pub screen_on: bool,
+    /// Screens that change with time (transitions, late content, …): see [`crate::living`].
+    pub living: crate::living::Life,
 }
 
 impl Default for PhoneState {
