@@ -39,6 +39,7 @@ mod input;
 mod logs;
 mod recording;
 mod screen;
+mod settle;
 mod unsupported;
 
 pub(crate) use errors::adb_error;
@@ -290,5 +291,9 @@ impl Device for AndroidDevice {
 
     async fn set_location(&self, location: Option<Location>) -> Result<()> {
         AndroidDevice::set_location(self, location).await
+    }
+
+    async fn screen_fingerprint(&self) -> Result<String> {
+        AndroidDevice::screen_fingerprint(self).await
     }
 }
