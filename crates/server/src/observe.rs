@@ -108,7 +108,8 @@ pub(crate) fn diff(before: Option<&[Element]>, now: &[Element]) -> Changes {
     };
     let old_ids = identities(before);
     let new_ids = identities(now);
-    let old_at: HashMap<&Identity, usize> = old_ids.iter().enumerate().map(|(i, k)| (k, i)).collect();
+    let old_at: HashMap<&Identity, usize> =
+        old_ids.iter().enumerate().map(|(i, k)| (k, i)).collect();
     let new_set: std::collections::HashSet<&Identity> = new_ids.iter().collect();
     let mut c = Changes {
         total: now.len(),
@@ -143,7 +144,11 @@ pub(crate) fn diff(before: Option<&[Element]>, now: &[Element]) -> Changes {
 fn line(sign: &str, e: &Element) -> String {
     let ty = e.element_type.rsplit('.').next().unwrap_or(&e.element_type);
     let mut s = format!("{sign} {} {ty}", e.reference);
-    for (k, v) in [("text", &e.text), ("label", &e.label), ("id", &e.identifier)] {
+    for (k, v) in [
+        ("text", &e.text),
+        ("label", &e.label),
+        ("id", &e.identifier),
+    ] {
         if let Some(v) = v.as_deref().filter(|v| !v.is_empty()) {
             let q = serde_json::to_string(v).unwrap_or_default();
             s.push_str(&format!(" {k}={q}"));
@@ -178,7 +183,11 @@ impl Changes {
             self.changed.len(),
             self.total
         );
-        for (sign, list) in [("+", &self.added), ("-", &self.removed), ("~", &self.changed)] {
+        for (sign, list) in [
+            ("+", &self.added),
+            ("-", &self.removed),
+            ("~", &self.changed),
+        ] {
             for e in list {
                 s.push('\n');
                 s.push_str(&line(sign, e));
@@ -250,14 +259,23 @@ mod tests {
             label: None,
             identifier: None,
             value: None,
-            rect: Rect { x: 0, y, width: 100, height: 50 },
+            rect: Rect {
+                x: 0,
+                y,
+                width: 100,
+                height: 50,
+            },
             states: ElementStates::default(),
         }
     }
 
     #[test]
     fn a_moved_element_is_found_where_it_is_now() {
-        let before = [el("@e1", "Added to cart", 100), el("@e2", "Buy now", 200), el("@e3", "Share", 300)];
+        let before = [
+            el("@e1", "Added to cart", 100),
+            el("@e2", "Buy now", 200),
+            el("@e3", "Share", 300),
+        ];
         let now = [el("@e1", "Buy now", 100), el("@e2", "Share", 200)];
         let e = refind(&before, "@e2", &now).unwrap();
         assert_eq!(e.text.as_deref(), Some("Buy now"));
@@ -273,7 +291,11 @@ mod tests {
     #[test]
     fn look_alikes_whose_count_changed_are_ambiguous() {
         let before = [el("@e1", "Row", 100), el("@e2", "Row", 200)];
-        let now = [el("@e1", "Row", 100), el("@e2", "Row", 200), el("@e3", "Row", 300)];
+        let now = [
+            el("@e1", "Row", 100),
+            el("@e2", "Row", 200),
+            el("@e3", "Row", 300),
+        ];
         assert_eq!(refind(&before, "@e2", &now), Err(RefindError::Ambiguous));
     }
 

@@ -14,9 +14,16 @@ impl Selector {
 
     fn describe(&self) -> String {
         let mut parts = Vec::new();
-        for (k, v) in [("text", &self.text), ("id", &self.id), ("label", &self.label)] {
+        for (k, v) in [
+            ("text", &self.text),
+            ("id", &self.id),
+            ("label", &self.label),
+        ] {
             if let Some(v) = v {
-                parts.push(format!("{k}={}", serde_json::to_string(v).unwrap_or_default()));
+                parts.push(format!(
+                    "{k}={}",
+                    serde_json::to_string(v).unwrap_or_default()
+                ));
             }
         }
         let how = match self.match_mode.unwrap_or_default() {
@@ -35,8 +42,7 @@ impl Selector {
         };
         match self.match_mode.unwrap_or_default() {
             MatchMode::Exact => {
-                have == want
-                    || (is_id && have.rsplit(":id/").next() == Some(want.as_str()))
+                have == want || (is_id && have.rsplit(":id/").next() == Some(want.as_str()))
             }
             MatchMode::Contains => have.to_lowercase().contains(&want.to_lowercase()),
         }
@@ -60,14 +66,22 @@ impl Selector {
                     "No element matches {} on the current screen ({} elements). Nearest: {}. Use one of their refs, or correct the selector",
                     self.describe(),
                     elements.len(),
-                    if near.is_empty() { "none".to_string() } else { near.join("; ") }
+                    if near.is_empty() {
+                        "none".to_string()
+                    } else {
+                        near.join("; ")
+                    }
                 ))
             }
             many => Err(format!(
                 "{} elements match {}; name one by its ref: {}",
                 many.len(),
                 self.describe(),
-                many.iter().take(10).map(|e| short(e)).collect::<Vec<_>>().join("; ")
+                many.iter()
+                    .take(10)
+                    .map(|e| short(e))
+                    .collect::<Vec<_>>()
+                    .join("; ")
             )),
         }
     }

@@ -1,7 +1,7 @@
 //! Waiting until the screen stops changing after an action, bounded.
 //!
 //! The signal is a fingerprint of the screen ([`mobile_device::Device::screen_fingerprint`]:
-//! on Android the frame hashed on the phone, `screencap | md5sum`, one round trip and 33
+//! on Android the frame hashed on the phone, `screencap | sha1sum`, one round trip and 43
 //! bytes; docs/performance.md has the comparison with pulling frames or dumping the UI
 //! tree). Where a device has none, the fingerprint is a hash of its element list. The
 //! screen has settled when two samples at least [`SettleConfig::gap`] apart are equal; a
@@ -116,11 +116,16 @@ mod tests {
     }
 
     fn seq(items: &[&str]) -> impl FnMut() -> std::future::Ready<Result<String, String>> {
-        let items: Arc<Mutex<Vec<String>>> =
-            Arc::new(Mutex::new(items.iter().rev().map(|s| s.to_string()).collect()));
+        let items: Arc<Mutex<Vec<String>>> = Arc::new(Mutex::new(
+            items.iter().rev().map(|s| s.to_string()).collect(),
+        ));
         move || {
             let mut v = items.lock().unwrap();
-            let next = if v.len() > 1 { v.pop() } else { v.last().cloned() };
+            let next = if v.len() > 1 {
+                v.pop()
+            } else {
+                v.last().cloned()
+            };
             std::future::ready(Ok(next.unwrap()))
         }
     }

@@ -8,9 +8,9 @@ use std::time::Duration;
 use base64::Engine;
 use mobile_device::{Device, DeviceError, Element, OutputFormat, ScreenshotOptions, excerpt};
 use mobile_screenshot as screenshot;
+use rmcp::RoleServer;
 use rmcp::model::{CallToolResult, ContentBlock};
 use rmcp::service::RequestContext;
-use rmcp::RoleServer;
 use serde_json::json;
 
 use super::{Failure, MobileServer, Outcome};
@@ -26,7 +26,9 @@ const MAX_SETTLE: Duration = Duration::from_secs(30);
 fn list_hash(elements: &[Element]) -> String {
     use std::hash::{Hash, Hasher};
     let mut h = std::collections::hash_map::DefaultHasher::new();
-    serde_json::to_string(elements).unwrap_or_default().hash(&mut h);
+    serde_json::to_string(elements)
+        .unwrap_or_default()
+        .hash(&mut h);
     format!("{:016x}", h.finish())
 }
 
@@ -102,11 +104,14 @@ impl MobileServer {
                     Ok(now) => {
                         let before = self.observed.last(d.id());
                         if after.observe == Some(Observe::Elements) {
-                            let list = crate::output::ElementList { elements: now.clone() };
+                            let list = crate::output::ElementList {
+                                elements: now.clone(),
+                            };
                             lines.push(list.render_text());
                             structured["elements"] = json!(now);
                         } else {
-                            let changes = diff(before.as_ref().map(|o| o.elements.as_slice()), &now);
+                            let changes =
+                                diff(before.as_ref().map(|o| o.elements.as_slice()), &now);
                             lines.push(changes.render());
                             structured["changes"] = json!(changes);
                         }

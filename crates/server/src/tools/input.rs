@@ -32,11 +32,18 @@ impl MobileServer {
         let d = self.device(&ctx, &p.device).await?;
         let (at, what) = if let Some(r) = p.reference.as_deref() {
             let e = self.element_for_ref(&ctx, &d, r).await?;
-            let named = if r.starts_with('@') { r.to_string() } else { format!("@{r}") };
+            let named = if r.starts_with('@') {
+                r.to_string()
+            } else {
+                format!("@{r}")
+            };
             (e.rect.center(), format!(" ({named})"))
         } else if p.selector.given() {
             let e = self.element_for_selector(&ctx, &d, &p.selector).await?;
-            (e.rect.center(), format!(" ({})", crate::selector::short(&e)))
+            (
+                e.rect.center(),
+                format!(" ({})", crate::selector::short(&e)),
+            )
         } else {
             match (p.x, p.y) {
                 (Some(x), Some(y)) => {
@@ -46,7 +53,7 @@ impl MobileServer {
                 }
                 _ => {
                     return Err(Failure(
-                        "Give a ref (from mobile_list_elements_on_screen), a selector (text, id or label), or both x and y"
+                        "Give either ref (from mobile_list_elements_on_screen), a selector (text, id or label), or both x and y"
                             .into(),
                     ));
                 }

@@ -44,9 +44,12 @@ impl MobileServer {
             .unwrap_or(DEFAULT_WAIT);
         let sel = match p.until {
             WaitUntil::TextAppears => Selector {
-                text: Some(p.selector.text.clone().ok_or_else(|| {
-                    Failure::from("until \"text_appears\" needs `text`")
-                })?),
+                text: Some(
+                    p.selector
+                        .text
+                        .clone()
+                        .ok_or_else(|| Failure::from("until \"text_appears\" needs `text`"))?,
+                ),
                 id: None,
                 label: None,
                 match_mode: Some(MatchMode::Contains),
@@ -88,7 +91,9 @@ impl MobileServer {
             }
         }
         loop {
-            let now = self.run(&ctx, "listing elements", d.list_elements()).await?;
+            let now = self
+                .run(&ctx, "listing elements", d.list_elements())
+                .await?;
             let hits: Vec<_> = now.iter().filter(|e| sel.matches(e)).cloned().collect();
             let ms = start.elapsed().as_millis() as u64;
             let met = match p.until {
@@ -100,7 +105,9 @@ impl MobileServer {
             }
             if met {
                 let head = match p.until {
-                    WaitUntil::Gone => format!("Gone after {ms} ms ({} elements on screen)", now.len()),
+                    WaitUntil::Gone => {
+                        format!("Gone after {ms} ms ({} elements on screen)", now.len())
+                    }
                     _ => format!("Found {} after {ms} ms:", hits.len()),
                 };
                 let mut text = head;
@@ -108,7 +115,10 @@ impl MobileServer {
                     text.push('\n');
                     text.push_str(&short(e));
                 }
-                return structured(text, &json!({"met": true, "waitedMs": ms, "elements": hits}));
+                return structured(
+                    text,
+                    &json!({"met": true, "waitedMs": ms, "elements": hits}),
+                );
             }
             if start.elapsed() + POLL > timeout {
                 let what = match p.until {

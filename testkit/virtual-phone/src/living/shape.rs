@@ -211,8 +211,11 @@ pub fn spinner(s: &PhoneState, root: &Node) -> Vec<([i32; 4], [u8; 3])> {
     let now = s.living.clock.now();
     root.walk(&mut |n| {
         if n.class == "android.widget.ProgressBar" {
-            // One of 12 positions round the centre, a new one every frame.
-            let phase = (now / FRAME_MS % 12) as f64 * std::f64::consts::TAU / 12.0;
+            // A new position round the centre every frame, 7 degrees on, so the frame
+            // repeats only after 360 frames (several seconds), like an indeterminate
+            // indicator whose arc also grows and shrinks.
+            let deg = (now / FRAME_MS * 7 % 360) as f64;
+            let phase = deg.to_radians();
             let (cx, cy) = n.center();
             let r = (n.bounds[2] - n.bounds[0]) / 2;
             let (x, y) = (
