@@ -169,7 +169,7 @@ impl Changes {
             );
             for e in &self.added {
                 s.push('\n');
-                s.push_str(&line("", e).trim_start().to_string());
+                s.push_str(line("", e).trim_start());
             }
             return s;
         }
