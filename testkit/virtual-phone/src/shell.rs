@@ -487,16 +487,7 @@ fn classify(line: &mut ParsedLine) {
         && line.commands[0].redirects.is_empty()
         && line.commands[1].argv.first().map(String::as_str) == Some("exec")
         && line.commands[1].argv.get(1).map(String::as_str) == Some("logcat");
-    // The frame hash a settle check sends: `screencap [-p] | md5sum` (or `sha1sum`).
-    let frame_hash = line.operators == ["|"]
-        && line.commands.len() == 2
-        && line.commands[0].argv.first().map(String::as_str) == Some("screencap")
-        && line.commands[0].argv[1..].iter().all(|a| a == "-p")
-        && matches!(
-            line.commands[1].argv.as_slice(),
-            [p] if p == "md5sum" || p == "sha1sum"
-        )
-        && line.commands.iter().all(|c| c.redirects.is_empty());
+    let frame_hash = crate::commands::is_frame_hash(line);
     if !logcat_prefix && !frame_hash {
         let ops: Vec<String> = line
             .operators

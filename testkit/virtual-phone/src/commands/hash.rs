@@ -7,6 +7,20 @@
 
 use super::*;
 
+/// The frame hash a settle check sends: `screencap [-p] | md5sum` (or `sha1sum`), with no
+/// redirection; the one pipeline the shell lets through.
+pub(crate) fn is_frame_hash(line: &crate::shell::ParsedLine) -> bool {
+    line.operators == ["|"]
+        && line.commands.len() == 2
+        && line.commands[0].argv.first().map(String::as_str) == Some("screencap")
+        && line.commands[0].argv[1..].iter().all(|a| a == "-p")
+        && matches!(
+            line.commands[1].argv.as_slice(),
+            [p] if p == "md5sum" || p == "sha1sum"
+        )
+        && line.commands.iter().all(|c| c.redirects.is_empty())
+}
+
 /// `md5sum [FILE…]` / `sha1sum [FILE…]`: one line per file, standard input without files.
 pub(super) fn hashsum(ctx: &mut Ctx, name: &str, args: &[String]) -> Res {
     let digest = |data: &[u8]| {

@@ -39,6 +39,7 @@ use settings::*;
 pub use am::decode_base64;
 pub use files::normalize;
 pub(crate) use files::{children, write_file_mode};
+pub(crate) use hash::is_frame_hash;
 pub use input::{decode_input_text, parse_keycode};
 pub use logcat::{format_date, format_log_line};
 pub use processes::app_pid;
