@@ -173,4 +173,12 @@ pub trait Device: Send + Sync + 'static {
             "only a foldable device can fold, and this one is not",
         ))
     }
+
+    /// A short fingerprint of what the screen shows now: two equal fingerprints mean the
+    /// screen did not change between them. The server samples it after an action to wait
+    /// until the screen settles, so it must be cheap: where the device can hash its own
+    /// frame, no frame crosses to this machine.
+    async fn screen_fingerprint(&self) -> Result<String> {
+        Err(self.unsupported("fingerprinting the screen"))
+    }
 }

@@ -25,11 +25,14 @@ mod boundary;
 mod files;
 mod http;
 mod memory;
+mod observe;
 mod output;
 mod params;
 mod policy;
 mod redact;
 mod schema;
+mod selector;
+mod settle;
 mod tools;
 
 pub use boundary::{Boundary, FilterTransportError, FilteringTransport, LineTransport};

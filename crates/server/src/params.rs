@@ -50,6 +50,9 @@ pub(crate) struct LaunchAppParams {
     /// Optional comma-separated BCP 47 locales to launch the app in, e.g. "fr-FR" or "de,en".
     #[serde(default)]
     pub locale: Option<Locales>,
+    /// After acting: settle and observe.
+    #[serde(flatten)]
+    pub after: AfterAction,
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -59,6 +62,9 @@ pub(crate) struct AppParams {
     /// Package name (Android) or bundle id (iOS) of the app, from mobile_list_apps.
     #[serde(rename = "packageName")]
     pub package_name: AppId,
+    /// After acting: settle and observe.
+    #[serde(flatten)]
+    pub after: AfterAction,
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -92,6 +98,12 @@ pub(crate) struct ClickParams {
     /// Element ref from mobile_list_elements_on_screen, e.g. "@e5". Preferred over x,y; wins if both are given.
     #[serde(default, rename = "ref")]
     pub reference: Option<String>,
+    /// Or name the element by text, id or label.
+    #[serde(flatten)]
+    pub selector: Selector,
+    /// After acting: settle and observe.
+    #[serde(flatten)]
+    pub after: AfterAction,
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -106,6 +118,9 @@ pub(crate) struct PointParams {
     #[serde(deserialize_with = "number")]
     #[schemars(range(min = 0))]
     pub y: f64,
+    /// After acting: settle and observe.
+    #[serde(flatten)]
+    pub after: AfterAction,
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -124,6 +139,9 @@ pub(crate) struct LongPressParams {
     #[serde(default, deserialize_with = "opt_number")]
     #[schemars(range(min = 1, max = 10000))]
     pub duration: Option<f64>,
+    /// After acting: settle and observe.
+    #[serde(flatten)]
+    pub after: AfterAction,
 }
 
 #[derive(Debug, Clone, Copy, Deserialize, JsonSchema, Default, PartialEq, Eq)]
@@ -152,6 +170,9 @@ pub(crate) struct PressButtonParams {
     /// The button's name; the schema lists them all, from `Button::TABLE`.
     #[schemars(description = format!("Button name: {}.", mobile_device::Button::describe_all(", ")))]
     pub button: String,
+    /// After acting: settle and observe.
+    #[serde(flatten)]
+    pub after: AfterAction,
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -160,6 +181,9 @@ pub(crate) struct OpenUrlParams {
     pub device: String,
     /// The URL to open, e.g. https://example.com. Only http and https unless the server allows more schemes.
     pub url: DeviceUrl,
+    /// After acting: settle and observe.
+    #[serde(flatten)]
+    pub after: AfterAction,
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -180,6 +204,9 @@ pub(crate) struct SwipeParams {
     #[serde(default, deserialize_with = "opt_number")]
     #[schemars(range(min = 1))]
     pub distance: Option<f64>,
+    /// After acting: settle and observe.
+    #[serde(flatten)]
+    pub after: AfterAction,
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -191,6 +218,9 @@ pub(crate) struct TypeKeysParams {
     /// Press ENTER after typing (to submit a form or search).
     #[serde(default)]
     pub submit: bool,
+    /// After acting: settle and observe.
+    #[serde(flatten)]
+    pub after: AfterAction,
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -244,6 +274,9 @@ pub(crate) struct SetOrientationParams {
     pub device: String,
     /// portrait or landscape.
     pub orientation: Orientation,
+    /// After acting: settle and observe.
+    #[serde(flatten)]
+    pub after: AfterAction,
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -443,6 +476,9 @@ pub(crate) struct DragParams {
     #[serde(default, deserialize_with = "opt_number")]
     #[schemars(range(min = 1, max = 10000))]
     pub duration: Option<f64>,
+    /// After acting: settle and observe.
+    #[serde(flatten)]
+    pub after: AfterAction,
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -466,4 +502,93 @@ pub(crate) struct DelayParams {
     #[serde(deserialize_with = "number", alias = "ms")]
     #[schemars(range(min = 0, max = 10000))]
     pub duration: f64,
+}
+
+/// What an action tool reports after acting.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub(crate) enum Observe {
+    /// Nothing: only the action's own line.
+    None,
+    /// What changed since the last element list this device gave you (or the whole list on a new screen).
+    #[default]
+    Changes,
+    /// The whole element list.
+    Elements,
+    /// A screenshot.
+    Screenshot,
+}
+
+/// After an action: wait for the screen to settle, then show what it shows.
+#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
+pub(crate) struct AfterAction {
+    /// After acting, wait at most this many ms for the screen to stop changing (default 2000; 0 = do not wait).
+    #[serde(default, rename = "settleTimeoutMs", deserialize_with = "opt_number")]
+    #[schemars(range(min = 0, max = 30000))]
+    pub settle_timeout_ms: Option<f64>,
+    /// What to return after acting: "changes" (default: elements added, removed or moved since your last look, with refs; the whole list on a new screen), "elements", "screenshot" or "none".
+    #[serde(default)]
+    pub observe: Option<Observe>,
+}
+
+/// How a selector compares.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub(crate) enum MatchMode {
+    /// The whole value (an id may be given without its `package:id/` prefix).
+    #[default]
+    Exact,
+    /// Part of the value, ignoring case.
+    Contains,
+}
+
+/// Names an element by what it shows, instead of a ref or coordinates.
+#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
+pub(crate) struct Selector {
+    /// The element's text.
+    #[serde(default)]
+    pub text: Option<String>,
+    /// The element's resource id or accessibility identifier.
+    #[serde(default)]
+    pub id: Option<String>,
+    /// The element's accessibility label (content-desc, AXLabel).
+    #[serde(default)]
+    pub label: Option<String>,
+    /// "exact" (default) or "contains" for text, id and label.
+    #[serde(default, rename = "match")]
+    pub match_mode: Option<MatchMode>,
+}
+
+/// What `mobile_wait_for` waits for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub(crate) enum WaitUntil {
+    /// An element matching the selector is on screen.
+    Exists,
+    /// No element matches the selector.
+    Gone,
+    /// Some element's text contains `text`.
+    TextAppears,
+    /// The screen stopped changing.
+    Settled,
+    /// The app `packageName` is in front.
+    AppInFront,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+pub(crate) struct WaitForParams {
+    /// The device id from mobile_list_available_devices.
+    pub device: String,
+    /// What to wait for: "exists", "gone", "text_appears", "settled" or "app_in_front".
+    pub until: WaitUntil,
+    /// For exists/gone/text_appears: the element to look for.
+    #[serde(flatten)]
+    pub selector: Selector,
+    /// For app_in_front: the app's package name or bundle id.
+    #[serde(default, rename = "packageName")]
+    pub package_name: Option<String>,
+    /// Give up after this many ms (default 10000, at most 60000).
+    #[serde(default, rename = "timeoutMs", deserialize_with = "opt_number")]
+    #[schemars(range(min = 0, max = 60000))]
+    pub timeout_ms: Option<f64>,
 }

@@ -260,6 +260,7 @@ pub fn layout(state: &PhoneState) -> Node {
     content.children.push(list);
     decor.children.push(content);
     root.children.push(decor);
+    crate::living::shape(state, &mut root);
     root
 }
 

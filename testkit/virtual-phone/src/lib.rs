@@ -105,6 +105,7 @@ mod connection;
 mod front_end;
 mod inbox;
 pub mod layout;
+pub mod living;
 mod phone;
 pub mod profile;
 pub mod protocol;

@@ -112,16 +112,23 @@ impl Shared {
 
     /// The current screen as a rendered frame (cached per screen state).
     pub(crate) fn screenshot(&self) -> Arc<Frame> {
-        let (root, w, h, status, nav, on) = self.with_state(|s| {
+        let (root, w, h, status, nav, on, paint) = self.with_state(|s| {
             let (w, h) = s.oriented_size();
             let (st, nav) = layout::bars(s.display.override_density.unwrap_or(s.display.density));
-            (layout::layout(s), w, h, st, nav, s.screen_on)
+            let root = layout::layout(s);
+            let paint = crate::living::spinner(s, &root);
+            (root, w, h, st, nav, s.screen_on, paint)
         });
         if !on {
             // A screen that is off captures as black.
             return Arc::new(crate::render::black(w, h));
         }
-        self.render.get(&root, w, h, status, nav)
+        let frame = self.render.get(&root, w, h, status, nav);
+        if paint.is_empty() {
+            frame
+        } else {
+            Arc::new(frame.painted(&paint))
+        }
     }
 
     /// True once the phone was stopped: it no longer counts as attached.
@@ -203,7 +210,18 @@ impl Shared {
             let _ = io.out(format!("/system/bin/sh: {e}\n").as_bytes());
             return 2;
         }
-        commands::run_commands(self, &parsed, io, &mut env)
+        let cost = self.with_state(|s| {
+            s.living
+                .latency
+                .as_ref()
+                .map_or(0, |l| l.line_cost(&parsed.argvs()))
+        });
+        if cost > 0 {
+            std::thread::sleep(std::time::Duration::from_millis(cost));
+        }
+        let status = commands::run_commands(self, &parsed, io, &mut env);
+        self.with_state(crate::living::after_command);
+        status
     }
 
     pub(crate) fn banner(&self) -> String {

@@ -638,6 +638,7 @@ pub fn default_state() -> PhoneState {
         next_uid: 10200,
         screen_on: true,
         profile: Default::default(),
+        living: Default::default(),
     };
     refresh_launcher(&mut state);
     state

@@ -9,7 +9,8 @@
 //! injection attempt when it contains, unquoted:
 //! - any list or pipeline operator (`;`, `&`, `&&`, `||`, `|`, newline) or a subshell `( )` —
 //!   except the one form adb itself sends for `adb logcat`:
-//!   `export ANDROID_LOG_TAGS="…"; exec logcat …`;
+//!   `export ANDROID_LOG_TAGS="…"; exec logcat …`, and the frame hash a settle check sends,
+//!   `screencap [-p] | md5sum` (or `| sha1sum`), both with no redirection;
 //! - a command substitution `$( )`, `$(( ))` or `` ` ` `` (also inside double quotes, where sh
 //!   would run it too);
 //! - a redirection other than the data-free forms `</dev/null`, `>/dev/null`, `2>/dev/null`,
@@ -486,7 +487,8 @@ fn classify(line: &mut ParsedLine) {
         && line.commands[0].redirects.is_empty()
         && line.commands[1].argv.first().map(String::as_str) == Some("exec")
         && line.commands[1].argv.get(1).map(String::as_str) == Some("logcat");
-    if !logcat_prefix {
+    let frame_hash = crate::commands::is_frame_hash(line);
+    if !logcat_prefix && !frame_hash {
         let ops: Vec<String> = line
             .operators
             .iter()

@@ -42,6 +42,7 @@ mod input;
 mod logs;
 mod recording;
 mod screen;
+mod settle;
 mod unsupported;
 
 pub(crate) use errors::adb_error;
@@ -321,5 +322,9 @@ impl Device for AndroidDevice {
 
     async fn fold(&self, posture: mobile_device::Posture) -> Result<mobile_device::FoldState> {
         AndroidDevice::fold(self, posture).await
+    }
+
+    async fn screen_fingerprint(&self) -> Result<String> {
+        AndroidDevice::screen_fingerprint(self).await
     }
 }

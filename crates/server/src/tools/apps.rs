@@ -73,7 +73,8 @@ impl MobileServer {
             d.launch_app(&p.package_name, p.locale.as_ref()),
         )
         .await?;
-        text(format!("Launched {}", p.package_name))
+        self.after_action(&ctx, &d, format!("Launched {}", p.package_name), &p.after)
+            .await
     }
 
     #[tool(
@@ -99,7 +100,8 @@ impl MobileServer {
             d.terminate_app(&p.package_name),
         )
         .await?;
-        text(format!("Terminated {}", p.package_name))
+        self.after_action(&ctx, &d, format!("Terminated {}", p.package_name), &p.after)
+            .await
     }
 
     #[tool(
@@ -183,7 +185,8 @@ impl MobileServer {
         let d = self.device(&ctx, &p.device).await?;
         self.run(&ctx, "opening the URL", d.open_url(&p.url))
             .await?;
-        text(format!("Opened {}", p.url))
+        self.after_action(&ctx, &d, format!("Opened {}", p.url), &p.after)
+            .await
     }
 }
 

@@ -75,7 +75,8 @@ impl MobileServer {
             d.set_orientation(p.orientation),
         )
         .await?;
-        text(format!("Orientation set to {}", p.orientation))
+        let first = format!("Orientation set to {}", p.orientation);
+        self.after_action(&ctx, &d, first, &p.after).await
     }
 
     #[tool(

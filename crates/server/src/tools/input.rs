@@ -8,7 +8,7 @@ use rmcp::handler::server::wrapper::Parameters;
 use rmcp::service::RequestContext;
 use rmcp::{RoleServer, tool, tool_router};
 
-use super::{Failure, MobileServer, Outcome, text};
+use super::{Failure, MobileServer, Outcome};
 use crate::params::*;
 
 #[tool_router(router = input_router, vis = "pub(crate)")]
@@ -31,25 +31,19 @@ impl MobileServer {
     ) -> Outcome {
         let d = self.device(&ctx, &p.device).await?;
         let (at, what) = if let Some(r) = p.reference.as_deref() {
-            let wanted = if r.starts_with('@') {
+            let e = self.element_for_ref(&ctx, &d, r).await?;
+            let named = if r.starts_with('@') {
                 r.to_string()
             } else {
                 format!("@{r}")
             };
-            let elements = self
-                .run(&ctx, "listing elements", d.list_elements())
-                .await?;
-            let e = elements
-                .iter()
-                .find(|e| e.reference == wanted)
-                .ok_or_else(|| {
-                    Failure(format!(
-                        "No element {} on the current screen ({} elements). The screen may have changed: call mobile_list_elements_on_screen again",
-                        excerpt(&wanted),
-                        elements.len()
-                    ))
-                })?;
-            (e.rect.center(), format!(" ({wanted})"))
+            (e.rect.center(), format!(" ({named})"))
+        } else if p.selector.given() {
+            let e = self.element_for_selector(&ctx, &d, &p.selector).await?;
+            (
+                e.rect.center(),
+                format!(" ({})", crate::selector::short(&e)),
+            )
         } else {
             match (p.x, p.y) {
                 (Some(x), Some(y)) => {
@@ -59,14 +53,15 @@ impl MobileServer {
                 }
                 _ => {
                     return Err(Failure(
-                        "Give either ref (from mobile_list_elements_on_screen) or both x and y"
+                        "Give either ref (from mobile_list_elements_on_screen), a selector (text, id or label), or both x and y"
                             .into(),
                     ));
                 }
             }
         };
         self.run(&ctx, "tapping", d.tap(at)).await?;
-        text(format!("Tapped at ({}, {}){what}", at.x, at.y))
+        let first = format!("Tapped at ({}, {}){what}", at.x, at.y);
+        self.after_action(&ctx, &d, first, &p.after).await
     }
 
     #[tool(
@@ -89,7 +84,8 @@ impl MobileServer {
         let d = self.device(&ctx, &p.device).await?;
         self.on_screen(&ctx, &d, at).await?;
         self.run(&ctx, "double tapping", d.double_tap(at)).await?;
-        text(format!("Double-tapped at ({}, {})", at.x, at.y))
+        let first = format!("Double-tapped at ({}, {})", at.x, at.y);
+        self.after_action(&ctx, &d, first, &p.after).await
     }
 
     #[tool(
@@ -120,12 +116,13 @@ impl MobileServer {
         let dur = Duration::from_millis(ms.round() as u64);
         self.run(&ctx, "long pressing", d.long_press(at, dur))
             .await?;
-        text(format!(
+        let first = format!(
             "Long-pressed at ({}, {}) for {} ms",
             at.x,
             at.y,
             dur.as_millis()
-        ))
+        );
+        self.after_action(&ctx, &d, first, &p.after).await
     }
 
     #[tool(
@@ -154,7 +151,8 @@ impl MobileServer {
         let d = self.device(&ctx, &p.device).await?;
         self.run(&ctx, "pressing the button", d.press_button(b))
             .await?;
-        text(format!("Pressed {b}"))
+        self.after_action(&ctx, &d, format!("Pressed {b}"), &p.after)
+            .await
     }
 
     #[tool(
@@ -198,7 +196,7 @@ impl MobileServer {
             d.swipe(from, to, Duration::from_millis(500)),
         )
         .await?;
-        text(format!(
+        let first = format!(
             "Swiped {} from ({}, {}) to ({}, {})",
             serde_json::to_value(p.direction)
                 .ok()
@@ -208,7 +206,8 @@ impl MobileServer {
             from.y,
             to.x,
             to.y
-        ))
+        );
+        self.after_action(&ctx, &d, first, &p.after).await
     }
 
     #[tool(
@@ -233,11 +232,12 @@ impl MobileServer {
             self.run(&ctx, "pressing ENTER", d.press_button(Button::Enter))
                 .await?;
         }
-        text(format!(
+        let first = format!(
             "Typed {} characters{}",
             p.text.chars().count(),
             if p.submit { " and pressed ENTER" } else { "" }
-        ))
+        );
+        self.after_action(&ctx, &d, first, &p.after).await
     }
 
     #[tool(
@@ -274,7 +274,7 @@ impl MobileServer {
         for end in [&p.from, &p.to] {
             ends.push(match end {
                 DragEnd::Ref(r) => {
-                    let e = super::marked::find_ref(&elements, r)?;
+                    let e = self.resolve_ref(&d, &super::marked::with_at(r), &elements)?;
                     (e.rect.center(), format!(" ({})", e.reference))
                 }
                 DragEnd::Point(pt) => {
@@ -287,14 +287,15 @@ impl MobileServer {
         let ((from, fw), (to, tw)) = (ends[0].clone(), ends[1].clone());
         let dur = Duration::from_millis(ms.round() as u64);
         self.run(&ctx, "dragging", d.drag(from, to, dur)).await?;
-        text(format!(
+        let first = format!(
             "Dragged from ({}, {}){fw} to ({}, {}){tw} over {} ms",
             from.x,
             from.y,
             to.x,
             to.y,
             dur.as_millis()
-        ))
+        );
+        self.after_action(&ctx, &d, first, &p.after).await
     }
 }
 

@@ -5,7 +5,7 @@
 
 use std::sync::Arc;
 
-use mobile_device::{CoordinateUnit, Device, Element, ScreenshotOptions, excerpt};
+use mobile_device::{CoordinateUnit, Device, Element, ScreenshotOptions};
 use mobile_screenshot::ProcessedScreenshot;
 use mobile_screenshot::annotate::{self, Mark};
 use mobile_screenshot::clip::{self, Region, ScreenRect};
@@ -48,23 +48,13 @@ pub(super) fn actionable(e: &Element) -> bool {
         && (e.states.clickable || KINDS.iter().any(|k| ty.ends_with(k)))
 }
 
-/// The element `reference` names (with or without its `@`), or the failure saying so.
-pub(super) fn find_ref<'a>(
-    elements: &'a [Element],
-    reference: &str,
-) -> Result<&'a Element, Failure> {
-    let wanted = if reference.starts_with('@') {
+/// A ref as the lists print it, with its `@`.
+pub(super) fn with_at(reference: &str) -> String {
+    if reference.starts_with('@') {
         reference.to_string()
     } else {
         format!("@{reference}")
-    };
-    elements.iter().find(|e| e.reference == wanted).ok_or_else(|| {
-        Failure(format!(
-            "No element {} on the current screen ({} elements). The screen may have changed: call mobile_list_elements_on_screen again",
-            excerpt(&wanted),
-            elements.len()
-        ))
-    })
+    }
 }
 
 impl MobileServer {
@@ -118,7 +108,8 @@ impl MobileServer {
             None => None,
             Some(ClipParam::Rect(r)) => Some((r.x, r.y, r.width, r.height)),
             Some(ClipParam::Ref(r)) => {
-                let e = find_ref(elements.as_deref().unwrap_or_default(), r)?;
+                // Bound to the observation it came from: found again where it is now.
+                let e = self.resolve_ref(d, &with_at(r), elements.as_deref().unwrap_or_default())?;
                 let b = e.rect;
                 Some((
                     f64::from(b.x),
@@ -132,6 +123,10 @@ impl MobileServer {
             None => None,
             Some(rect) => Some(region_of(rect, screen, csize, (fx, fy))?),
         };
+        if annotate && let Some(elements) = &elements {
+            // The refs drawn are the agent's latest look at this device.
+            self.observed.record(d.id(), elements);
+        }
         let marks: Vec<Mark> = if annotate {
             elements
                 .iter()

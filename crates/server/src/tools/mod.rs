@@ -31,6 +31,7 @@ use crate::files::{FileRoots, Staged};
 use crate::policy::ToolPolicy;
 use crate::schema;
 
+mod agent;
 mod apps;
 mod batch;
 mod devices;
@@ -40,6 +41,7 @@ mod logs;
 mod marked;
 mod recording;
 mod screen;
+mod wait;
 
 /// Settings that shape what tools may do.
 #[derive(Debug, Clone)]
@@ -78,6 +80,8 @@ pub struct MobileServer {
     recordings: Arc<Mutex<HashMap<String, Staged>>>,
     /// Screen sizes recently read, by device id, for the tap bounds check.
     screens: Arc<Mutex<HashMap<String, (Instant, ScreenSize)>>>,
+    /// What the agent last saw of each device (refs, change lists).
+    observed: Arc<crate::observe::Observations>,
 }
 
 /// The tools that read the device but can also write a local file through one
@@ -170,7 +174,8 @@ impl MobileServer {
             + Self::files_router()
             + Self::logs_router()
             + Self::recording_router()
-            + Self::batch_router();
+            + Self::batch_router()
+            + Self::wait_router();
         for route in router.map.values_mut() {
             let attr = &mut route.attr;
             schema::sanitize(Arc::make_mut(&mut attr.input_schema));
@@ -190,6 +195,7 @@ impl MobileServer {
             router: Arc::new(router),
             recordings: Arc::default(),
             screens: Arc::default(),
+            observed: Arc::default(),
         }
     }
 

@@ -33,6 +33,7 @@ impl MobileServer {
         let elements = self
             .run(&ctx, "listing elements", d.list_elements())
             .await?;
+        self.observed.record(d.id(), &elements);
         let list = ElementList { elements };
         let rendered = match p.format.unwrap_or_default() {
             ElementFormat::Text => list.render_text(),
@@ -223,7 +224,7 @@ impl MobileServer {
 }
 
 impl MobileServer {
-    async fn capture(
+    pub(super) async fn capture(
         &self,
         ctx: &RequestContext<RoleServer>,
         device: &Arc<dyn Device>,

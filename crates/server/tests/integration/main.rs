@@ -5,6 +5,7 @@
 /// The server binary cargo built for this test target.
 pub(crate) const SERVER: &str = env!("CARGO_BIN_EXE_mobile-mcp");
 
+mod agent_loop;
 mod android_e2e;
 mod android_profiles;
 mod annotations_doc;

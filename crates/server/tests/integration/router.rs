@@ -339,12 +339,12 @@ async fn every_tool_reaches_its_trait_method() {
         ),
         (
             "mobile_launch_app",
-            json!({"packageName": "com.example.notes", "locale": "fr-FR, de"}),
+            json!({"packageName": "com.example.notes", "locale": "fr-FR, de", "settleTimeoutMs": 0, "observe": "none"}),
             vec!["launch_app com.example.notes fr-FR,de"],
         ),
         (
             "mobile_terminate_app",
-            json!({"packageName": "com.example.notes"}),
+            json!({"packageName": "com.example.notes", "settleTimeoutMs": 0, "observe": "none"}),
             vec!["terminate_app com.example.notes"],
         ),
         (
@@ -360,22 +360,22 @@ async fn every_tool_reaches_its_trait_method() {
         ("mobile_get_screen_size", json!({}), vec!["screen_size"]),
         (
             "mobile_click_on_screen_at_coordinates",
-            json!({"x": 10.4, "y": "20"}),
+            json!({"x": 10.4, "y": "20", "settleTimeoutMs": 0, "observe": "none"}),
             vec!["tap 10 20"],
         ),
         (
             "mobile_click_on_screen_at_coordinates",
-            json!({"ref": "@e1", "x": 1, "y": 1}),
+            json!({"ref": "@e1", "x": 1, "y": 1, "settleTimeoutMs": 0, "observe": "none"}),
             vec!["list_elements", "tap 125 210"],
         ),
         (
             "mobile_double_tap_on_screen",
-            json!({"x": 5, "y": 6}),
+            json!({"x": 5, "y": 6, "settleTimeoutMs": 0, "observe": "none"}),
             vec!["double_tap 5 6"],
         ),
         (
             "mobile_long_press_on_screen_at_coordinates",
-            json!({"x": 5, "y": 6, "duration": 800}),
+            json!({"x": 5, "y": 6, "duration": 800, "settleTimeoutMs": 0, "observe": "none"}),
             vec!["long_press 5 6 800"],
         ),
         (
@@ -385,23 +385,40 @@ async fn every_tool_reaches_its_trait_method() {
         ),
         (
             "mobile_press_button",
-            json!({"button": "home"}),
+            json!({"button": "home", "settleTimeoutMs": 0, "observe": "none"}),
             vec!["press_button HOME"],
         ),
         (
             "mobile_open_url",
-            json!({"url": "https://example.com/?q=a&b=$(id)"}),
+            json!({"url": "https://example.com/?q=a&b=$(id)", "settleTimeoutMs": 0, "observe": "none"}),
             vec!["open_url https://example.com/?q=a&b=$(id)"],
         ),
         (
             "mobile_swipe_on_screen",
-            json!({"direction": "up"}),
+            json!({"direction": "up", "settleTimeoutMs": 0, "observe": "none"}),
             vec!["screen_size", "swipe 540 1680 540 720"],
         ),
         (
             "mobile_type_keys",
-            json!({"text": "héllo; $(x)", "submit": true}),
+            json!({"text": "héllo; $(x)", "submit": true, "settleTimeoutMs": 0, "observe": "none"}),
             vec!["type_text héllo; $(x)", "press_button ENTER"],
+        ),
+        (
+            "mobile_click_on_screen_at_coordinates",
+            json!({"x": 10, "y": 20}),
+            // By default the screen settles (two equal element lists on a device with no
+            // frame hash) and the result carries the change list (one more list).
+            vec![
+                "tap 10 20",
+                "list_elements",
+                "list_elements",
+                "list_elements",
+            ],
+        ),
+        (
+            "mobile_wait_for",
+            json!({"until": "settled", "timeoutMs": 3000}),
+            vec!["list_elements", "list_elements"],
         ),
         ("mobile_take_screenshot", json!({}), vec!["screenshot"]),
         (
@@ -458,8 +475,8 @@ async fn every_tool_reaches_its_trait_method() {
         (
             "mobile_batch_commands",
             json!({"steps": [
-                {"name": "mobile_press_button", "arguments": {"button": "BACK"}},
-                {"name": "mobile_type_keys", "arguments": {"text": "x"}}
+                {"name": "mobile_press_button", "arguments": {"button": "BACK", "settleTimeoutMs": 0, "observe": "none"}},
+                {"name": "mobile_type_keys", "arguments": {"text": "x", "settleTimeoutMs": 0, "observe": "none"}}
             ], "listElementsAtEnd": true}),
             vec!["press_button BACK", "type_text x", "list_elements"],
         ),

@@ -20,6 +20,7 @@ const EXPECTED: &[&str] = &[
     "mobile_terminate_app",
     "mobile_install_app",
     "mobile_uninstall_app",
+    "mobile_wait_for",
     "mobile_get_screen_size",
     "mobile_click_on_screen_at_coordinates",
     "mobile_double_tap_on_screen",

@@ -20,6 +20,7 @@ pub mod device_state;
 mod drag;
 mod dumpsys;
 mod files;
+mod hash;
 mod input;
 mod logcat;
 mod packages;
@@ -40,6 +41,7 @@ use settings::*;
 pub use am::decode_base64;
 pub use files::normalize;
 pub(crate) use files::{children, write_file_mode};
+pub(crate) use hash::is_frame_hash;
 pub use input::{decode_input_text, parse_keycode};
 pub use logcat::{format_date, format_log_line};
 pub use processes::app_pid;
@@ -131,6 +133,9 @@ pub(crate) fn run_commands(
     io: &mut dyn Io,
     env: &mut BTreeMap<String, String>,
 ) -> i32 {
+    if parsed.operators.iter().any(|o| o == "|") {
+        return hash::pipeline(phone, parsed, io, env);
+    }
     let mut status = 0;
     for cmd in &parsed.commands {
         let mut ctx = Ctx {
@@ -275,6 +280,7 @@ pub(crate) fn run(ctx: &mut Ctx, argv: &[String]) -> Res {
         "ps" => ps(ctx),
         "pkill" | "kill" => kill(ctx, name, args),
         "appops" => Ok(0),
+        "md5sum" | "sha1sum" => hash::hashsum(ctx, name, args),
         "date" => ctx
             .print(&format!("{}\n", format_date(now_ms(), true)))
             .map(|_| 0),

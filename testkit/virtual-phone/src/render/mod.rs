@@ -33,6 +33,27 @@ pub struct Frame {
 }
 
 impl Frame {
+    /// A copy of the frame with `fills` painted over it (`[l, t, r, b]`, RGB), clipped.
+    pub fn painted(&self, fills: &[([i32; 4], [u8; 3])]) -> Frame {
+        let mut rgba = self.rgba.clone();
+        let (w, h) = (self.width as i32, self.height as i32);
+        for ([l, t, r, b], c) in fills {
+            for y in (*t).max(0)..(*b).min(h) {
+                for x in (*l).max(0)..(*r).min(w) {
+                    let i = ((y * w + x) * 4) as usize;
+                    rgba[i..i + 3].copy_from_slice(c);
+                    rgba[i + 3] = 255;
+                }
+            }
+        }
+        Frame {
+            width: self.width,
+            height: self.height,
+            rgba,
+            png: OnceLock::new(),
+        }
+    }
+
     /// PNG encoding of the frame (computed once).
     pub fn png(&self) -> &[u8] {
         self.png.get_or_init(|| {

@@ -206,6 +206,7 @@ impl PhoneState {
 
     /// Runs an element's action.
     pub fn run_action(&mut self, action: &Action, element_key: &str) {
+        crate::living::on_action(self, element_key);
         match action {
             Action::Navigate { screen } => self.navigate(screen),
             Action::Back => self.go_back(),

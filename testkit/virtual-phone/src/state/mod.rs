@@ -415,6 +415,8 @@ pub struct PhoneState {
     pub screen_on: bool,
     /// The device profile: release and real-device traits ([`crate::profile`]).
     pub profile: crate::profile::Profile,
+    /// Screens that change with time (transitions, late content, …): see [`crate::living`].
+    pub living: crate::living::Life,
 }
 
 impl Default for PhoneState {

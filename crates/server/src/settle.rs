@@ -1,0 +1,163 @@
+//! Waiting until the screen stops changing after an action, bounded.
+//!
+//! The signal is a fingerprint of the screen ([`mobile_device::Device::screen_fingerprint`]:
+//! on Android the frame hashed on the phone, `screencap | sha1sum`, one round trip and 43
+//! bytes; docs/performance.md has the comparison with pulling frames or dumping the UI
+//! tree). Where a device has none, the fingerprint is a hash of its element list. The
+//! screen has settled when two samples at least [`SettleConfig::gap`] apart are equal; a
+//! screen that keeps changing until the bound is reported as not settled, which is a
+//! fact about the screen, not a failure of the action.
+
+use std::future::Future;
+use std::time::{Duration, Instant};
+
+use serde::Serialize;
+
+/// How the wait runs.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct SettleConfig {
+    /// The bound: give up after this long.
+    pub timeout: Duration,
+    /// The least time between two samples; two equal samples this far apart mean the
+    /// screen rested at least this long (several display frames).
+    pub gap: Duration,
+}
+
+/// The default bound of a settle wait.
+pub(crate) const DEFAULT_SETTLE: Duration = Duration::from_millis(2000);
+/// The default least time between samples: six frames at 60 Hz.
+pub(crate) const DEFAULT_GAP: Duration = Duration::from_millis(100);
+
+/// What the wait found.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub(crate) struct Settled {
+    /// Whether the screen stopped changing within the bound.
+    pub settled: bool,
+    /// How long the wait took, in ms.
+    #[serde(rename = "waitedMs")]
+    pub waited_ms: u64,
+    /// How many fingerprints were taken.
+    pub samples: u32,
+    /// What was sampled: "frame hash" or "element list".
+    pub signal: &'static str,
+    /// Why the wait stopped early, if a sample failed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+}
+
+impl Settled {
+    /// The line the tool text carries.
+    pub(crate) fn render(&self) -> String {
+        match (&self.error, self.settled) {
+            (Some(e), _) => format!("Screen: not checked for settling ({e})"),
+            (None, true) => format!("Screen settled after {} ms", self.waited_ms),
+            (None, false) => format!(
+                "Screen still changing after {} ms (not settled: an animation, a video or a spinner); what it shows now follows",
+                self.waited_ms
+            ),
+        }
+    }
+}
+
+/// Samples `fingerprint` until two samples `gap` apart are equal or `timeout` passes.
+pub(crate) async fn settle<F, Fut>(
+    cfg: SettleConfig,
+    signal: &'static str,
+    mut fingerprint: F,
+) -> Settled
+where
+    F: FnMut() -> Fut,
+    Fut: Future<Output = Result<String, String>>,
+{
+    let start = Instant::now();
+    let mut samples = 0u32;
+    let done = |settled, samples, error| Settled {
+        settled,
+        waited_ms: start.elapsed().as_millis() as u64,
+        samples,
+        signal,
+        error,
+    };
+    let mut last = match fingerprint().await {
+        Ok(f) => f,
+        Err(e) => return done(false, 1, Some(e)),
+    };
+    let mut last_at = Instant::now();
+    samples += 1;
+    loop {
+        let next = last_at + cfg.gap;
+        if next > start + cfg.timeout {
+            return done(false, samples, None);
+        }
+        tokio::time::sleep_until(next.into()).await;
+        let now_fp = match fingerprint().await {
+            Ok(f) => f,
+            Err(e) => return done(false, samples + 1, Some(e)),
+        };
+        samples += 1;
+        if now_fp == last {
+            return done(true, samples, None);
+        }
+        last = now_fp;
+        last_at = Instant::now();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::{Arc, Mutex};
+
+    fn cfg(timeout_ms: u64) -> SettleConfig {
+        SettleConfig {
+            timeout: Duration::from_millis(timeout_ms),
+            gap: Duration::from_millis(1),
+        }
+    }
+
+    fn seq(items: &[&str]) -> impl FnMut() -> std::future::Ready<Result<String, String>> {
+        let items: Arc<Mutex<Vec<String>>> = Arc::new(Mutex::new(
+            items.iter().rev().map(|s| s.to_string()).collect(),
+        ));
+        move || {
+            let mut v = items.lock().unwrap();
+            let next = if v.len() > 1 {
+                v.pop()
+            } else {
+                v.last().cloned()
+            };
+            std::future::ready(Ok(next.unwrap()))
+        }
+    }
+
+    #[tokio::test]
+    async fn settles_on_two_equal_samples() {
+        let s = settle(cfg(5000), "frame hash", seq(&["a", "b", "c", "c"])).await;
+        assert!(s.settled);
+        assert_eq!(s.samples, 4);
+    }
+
+    #[tokio::test]
+    async fn a_screen_that_keeps_changing_is_reported_not_settled() {
+        let n = Arc::new(Mutex::new(0u64));
+        let s = settle(cfg(30), "frame hash", move || {
+            let mut n = n.lock().unwrap();
+            *n += 1;
+            std::future::ready(Ok(n.to_string()))
+        })
+        .await;
+        assert!(!s.settled);
+        assert!(s.error.is_none());
+        assert!(s.render().contains("not settled"));
+    }
+
+    #[tokio::test]
+    async fn a_failed_sample_stops_the_wait_without_failing() {
+        let s = settle(cfg(1000), "frame hash", || {
+            std::future::ready(Err("md5sum: not found".to_string()))
+        })
+        .await;
+        assert!(!s.settled);
+        assert_eq!(s.error.as_deref(), Some("md5sum: not found"));
+    }
+}
