@@ -428,7 +428,7 @@ async fn every_tool_reaches_its_trait_method() {
         ),
         (
             "mobile_set_orientation",
-            json!({"orientation": "landscape"}),
+            json!({"orientation": "landscape", "settleTimeoutMs": 0, "observe": "none"}),
             vec!["set_orientation landscape"],
         ),
         ("mobile_get_orientation", json!({}), vec!["orientation"]),
@@ -482,7 +482,7 @@ async fn every_tool_reaches_its_trait_method() {
         ),
         (
             "mobile_drag_on_screen",
-            json!({"from": "@e1", "to": {"x": 300, "y": "400"}, "duration": 250}),
+            json!({"from": "@e1", "to": {"x": 300, "y": "400"}, "duration": 250, "settleTimeoutMs": 0, "observe": "none"}),
             vec!["list_elements", "drag 125 210 300 400 250"],
         ),
         (
