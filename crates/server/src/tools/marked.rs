@@ -109,7 +109,8 @@ impl MobileServer {
             Some(ClipParam::Rect(r)) => Some((r.x, r.y, r.width, r.height)),
             Some(ClipParam::Ref(r)) => {
                 // Bound to the observation it came from: found again where it is now.
-                let e = self.resolve_ref(d, &with_at(r), elements.as_deref().unwrap_or_default())?;
+                let e =
+                    self.resolve_ref(d, &with_at(r), elements.as_deref().unwrap_or_default())?;
                 let b = e.rect;
                 Some((
                     f64::from(b.x),
