@@ -32,6 +32,7 @@ import json
 import os
 import re
 import shutil
+import signal
 import socket
 import subprocess
 import sys
@@ -538,6 +539,8 @@ def run_one(args, adb, state, task, way):
 
 def main():
     global TURN_MS, VERBOSE
+    # A SIGTERM (from `timeout`) unwinds like ^C, so the phones and the adb server go too.
+    signal.signal(signal.SIGTERM, lambda *_: (_ for _ in ()).throw(KeyboardInterrupt()))
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     tgt = os.environ.get("CARGO_TARGET_DIR", os.path.join(HERE, "..", "target"))
     ap.add_argument("--server", default=os.path.join(tgt, "debug", "mobile-mcp"))
@@ -549,12 +552,15 @@ def main():
     ap.add_argument("--turn-ms", type=int, default=TURN_MS,
                     help="the model's turn between two tool calls (slept, not timed)")
     ap.add_argument("--only", help="run only tasks whose name contains this")
+    ap.add_argument("--profile", choices=["none", "sdk34"], help="only this latency profile")
     ap.add_argument("-v", "--verbose", action="store_true", help="print every call")
     args = ap.parse_args()
     TURN_MS, VERBOSE = args.turn_ms, args.verbose
     with open(args.scenario) as f:
         base = json.load(f)
-    profiles = [("none", None)] if args.quick else [("none", None), ("sdk34", {"sdk": 34})]
+    profiles = [("none", None), ("sdk34", {"sdk": 34})]
+    if args.quick or args.profile:
+        profiles = [p for p in profiles if p[0] == (args.profile or "none")]
     tasks = [t for t in TASKS if (not args.quick or t[0] in QUICK)
              and (not args.only or args.only in t[0])]
     adb = Adb()
