@@ -20,10 +20,13 @@ for docs/performance.md.
 
     scripts/agent-bench.py [--quick] [--server BIN] [--phone BIN] [--runs N] [--json FILE]
 
-`--quick`: two tasks, no latency profile (a smoke run). Binaries default to
+`--quick`: two tasks, no latency profile (a smoke run; exits non-zero when a task does not
+reach its end state or an action hit the wrong element). Binaries default to
 $CARGO_TARGET_DIR/debug (or target/debug). The Shop scenario is
-scripts/agent-bench-shop.json (the virtual phone's `living::scenario::living_state()`
-serialised). Loopback only: a private adb server on an ephemeral port with its own HOME;
+scripts/agent-bench-shop.json: the virtual phone's `living::scenario::living_state()`
+serialised with serde_json (props' `ro.serialno` removed; the phone sets its own), because
+the `virtual-phone` binary serves scenarios from JSON; regenerate it when that scenario
+changes. The latency profile is set by the script (`living.latency = {"sdk": 34}`). Loopback only: a private adb server on an ephemeral port with its own HOME;
 every process is killed at the end, every call has a timeout.
 """
 
@@ -340,9 +343,8 @@ class New(Agent):
                 self.screen.pop(e.get("ref"), None)
             for e in ch.get("added", []) + ch.get("changed", []):
                 self.screen[e.get("ref")] = e
-        for key in ("elements", "matches"):
-            if isinstance(sc.get(key), list) and key == "elements":
-                self.screen = {e.get("ref"): e for e in sc[key]}
+        if isinstance(sc.get("elements"), list):
+            self.screen = {e.get("ref"): e for e in sc["elements"]}
 
     def shows(self, text=None, id=None):
         return any(matches(e, text, id) for e in self.screen.values())
@@ -585,8 +587,10 @@ def main():
     if args.json:
         with open(args.json, "w") as f:
             json.dump([{"profile": p, "task": t, "runs": r} for p, t, r in rows], f, indent=1)
-    if failures:
-        print(f"{failures} run(s) did not reach the task's end state", file=sys.stderr)
+    wrong = sum(r["wrong"] for _, _, res in rows for runs in res.values() for r in runs)
+    if failures or wrong:
+        print(f"{failures} run(s) did not reach the task's end state; "
+              f"{wrong} wrong-element action(s)", file=sys.stderr)
         sys.exit(1)
 
 
@@ -637,6 +641,15 @@ def summary(rows):
               f"settle wait / the screen's own transition: median {med(ratios):.2f}x "
               f"max {max(ratios or [0]):.2f}x over {len(ratios)} actions; "
               f"not settled within the bound: {unsettled}")
+        by = {}
+        for _, _, r in sub:
+            for s in agg(r["new"])["settles"]:
+                if s[1] and len(s) > 3 and s[3]:
+                    by.setdefault(s[3], []).append(s[2])
+        for tr in sorted(by):
+            w = by[tr]
+            print(f"  transition {tr} ms: settle waited median {med(w)} ms "
+                  f"({med(w) / tr:.2f}x), range {min(w)}-{max(w)} ms over {len(w)} actions")
 
 
 if __name__ == "__main__":
