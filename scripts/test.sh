@@ -48,3 +48,6 @@ if [ -x scripts/bench.sh ]; then
   echo "== benchmark smoke run (one iteration, ours only)"
   scripts/bench.sh --quick
 fi
+
+echo "== agent-task benchmark smoke run (2 tasks, classic vs act-and-observe)"
+python3 scripts/agent-bench.py --quick

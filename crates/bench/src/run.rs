@@ -401,7 +401,16 @@ impl Bench<'_> {
                         continue;
                     }
                     let before = phone.commands().len();
-                    let o = call(r, tool.name, &a, timeout).await;
+                    let o = match (&tool.ours_extra, kind) {
+                        (Some(extra), Kind::Ours | Kind::OursFilter) => {
+                            let mut with = a.clone();
+                            if let (Some(m), Some(x)) = (with.as_object_mut(), extra.as_object()) {
+                                m.extend(x.clone());
+                            }
+                            call(r, tool.name, &with, timeout).await
+                        }
+                        _ => call(r, tool.name, &a, timeout).await,
+                    };
                     let trips = phone.commands().len() - before;
                     if !o.ok {
                         cell.failures += 1;

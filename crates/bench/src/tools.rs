@@ -10,6 +10,10 @@ pub(crate) struct Tool {
     pub(crate) name: &'static str,
     pub(crate) args: Value,
     pub(crate) ours_only: bool,
+    /// Arguments only this build of ours takes, added to its calls (and to ours with the
+    /// filter) but not to the baseline's or the peer's: `observe: "none"` makes an action
+    /// the bare action the others perform, so the rows compare the same work.
+    pub(crate) ours_extra: Option<Value>,
 }
 
 /// The tools in table order; the first is the only one that names no device.
@@ -19,12 +23,22 @@ pub(crate) fn tools() -> Vec<Tool> {
         name,
         args,
         ours_only: false,
+        ours_extra: None,
     };
     let ours = |label, name, args| Tool {
         label,
         name,
         args,
         ours_only: true,
+        ours_extra: None,
+    };
+    // An action called as the peer's is: no settle, no observation.
+    let bare = |label, name, args| Tool {
+        label,
+        name,
+        args,
+        ours_only: false,
+        ours_extra: Some(json!({"observe": "none"})),
     };
     vec![
         t("list devices", "mobile_list_available_devices", json!({})),
@@ -54,37 +68,42 @@ pub(crate) fn tools() -> Vec<Tool> {
             "mobile_list_elements_on_screen",
             json!({"device": "$DEV"}),
         ),
-        t(
+        bare(
             "tap",
             "mobile_click_on_screen_at_coordinates",
             json!({"device": "$DEV", "x": 5, "y": 5}),
         ),
-        t(
+        bare(
             "type text",
             "mobile_type_keys",
             json!({"device": "$DEV", "text": "hello", "submit": false}),
         ),
-        t(
+        bare(
             "launch",
             "mobile_launch_app",
             json!({"device": "$DEV", "packageName": "com.example.notes"}),
         ),
-        t(
+        bare(
             "terminate",
             "mobile_terminate_app",
             json!({"device": "$DEV", "packageName": "com.example.notes"}),
         ),
-        t(
+        bare(
             "press button",
             "mobile_press_button",
             json!({"device": "$DEV", "button": "BACK"}),
+        ),
+        ours(
+            "tap, settle and observe",
+            "mobile_click_on_screen_at_coordinates",
+            json!({"device": "$DEV", "x": 5, "y": 5}),
         ),
         t(
             "get orientation",
             "mobile_get_orientation",
             json!({"device": "$DEV"}),
         ),
-        t(
+        bare(
             "open URL",
             "mobile_open_url",
             json!({"device": "$DEV", "url": "https://example.com/bench"}),

@@ -522,7 +522,7 @@ pub(crate) enum Observe {
 /// After an action: wait for the screen to settle, then show what it shows.
 #[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
 pub(crate) struct AfterAction {
-    /// After acting, wait at most this many ms for the screen to stop changing (default 2000; 0 = do not wait).
+    /// After acting, wait at most this many ms for the screen to stop changing (default 2000, or 0 with observe "none"; 0 = do not wait).
     #[serde(default, rename = "settleTimeoutMs", deserialize_with = "opt_number")]
     #[schemars(range(min = 0, max = 30000))]
     pub settle_timeout_ms: Option<f64>,

@@ -82,10 +82,17 @@ impl MobileServer {
         first: String,
         after: &AfterAction,
     ) -> Outcome {
+        // `observe: "none"` is the bare action (as the peer performs it): no wait unless
+        // settleTimeoutMs asks for one.
+        let default = if after.observe == Some(Observe::None) {
+            Duration::ZERO
+        } else {
+            DEFAULT_SETTLE
+        };
         let timeout = after
             .settle_timeout_ms
             .map(|ms| Duration::from_millis(ms.max(0.0) as u64).min(MAX_SETTLE))
-            .unwrap_or(DEFAULT_SETTLE);
+            .unwrap_or(default);
         let settled = if timeout.is_zero() {
             None
         } else {

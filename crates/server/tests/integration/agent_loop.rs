@@ -225,7 +225,7 @@ async fn wait_for_sees_late_content_arrive_and_a_snackbar_go() {
         .await;
         mcp.ok(
             "mobile_click_on_screen_at_coordinates",
-            json!({"device": dev, "text": "Add to cart", "observe": "none"}),
+            json!({"device": dev, "text": "Add to cart", "observe": "none", "settleTimeoutMs": 2000}),
         )
         .await;
         assert!(

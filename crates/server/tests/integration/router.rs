@@ -416,6 +416,17 @@ async fn every_tool_reaches_its_trait_method() {
             ],
         ),
         (
+            "mobile_click_on_screen_at_coordinates",
+            json!({"x": 11, "y": 21, "observe": "none"}),
+            // observe "none" is the bare action: no settle unless settleTimeoutMs asks.
+            vec!["tap 11 21"],
+        ),
+        (
+            "mobile_click_on_screen_at_coordinates",
+            json!({"x": 12, "y": 22, "observe": "none", "settleTimeoutMs": 500}),
+            vec!["tap 12 22", "list_elements", "list_elements"],
+        ),
+        (
             "mobile_wait_for",
             json!({"until": "settled", "timeoutMs": 3000}),
             vec!["list_elements", "list_elements"],
