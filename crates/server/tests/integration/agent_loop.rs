@@ -7,10 +7,10 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 use test_support::{McpChild, text_of};
+use virtual_phone::PhoneHandle;
 use virtual_phone::adb_server::PrivateAdbServer;
 use virtual_phone::living::scenario::{SHOP, living_state};
 use virtual_phone::state::InputEvent;
-use virtual_phone::{PhoneConfig, PhoneHandle, VirtualPhone};
 
 const DEADLINE: Duration = Duration::from_secs(240);
 
@@ -22,21 +22,17 @@ struct Rig {
 }
 
 async fn rig() -> Rig {
-    let phone = VirtualPhone::start(PhoneConfig {
+    let s = crate::phone_rig::start(crate::phone_rig::Setup {
         state: Some(living_state()),
-        ..PhoneConfig::default()
+        ..Default::default()
     })
-    .expect("start the virtual phone");
-    let adb = PrivateAdbServer::start().expect("start a private adb server");
-    adb.connect(&phone).expect("adb connect");
-    let server = format!("127.0.0.1:{}", adb.port());
-    let mcp = McpChild::spawn(crate::SERVER, &["--adb-server", &server], &adb.env()).await;
-    let dev = json!(phone.serial());
+    .await;
+    let dev = json!(s.phone.serial());
     Rig {
-        mcp,
-        phone,
+        mcp: s.mcp,
+        phone: s.phone,
         dev,
-        _adb: adb,
+        _adb: s.adb,
     }
 }
 

@@ -12,9 +12,9 @@ use base64::Engine;
 use rmcp::model::ContentBlock;
 use serde_json::{Value, json};
 use test_support::{McpChild, text_of};
+use virtual_phone::PhoneHandle;
 use virtual_phone::adb_server::PrivateAdbServer;
 use virtual_phone::state::InputEvent;
-use virtual_phone::{PhoneConfig, PhoneHandle, VirtualPhone};
 
 const DEADLINE: Duration = Duration::from_secs(240);
 
@@ -26,21 +26,17 @@ struct Rig {
 }
 
 async fn rig(extra_env: &[(&str, &str)]) -> Rig {
-    let phone = VirtualPhone::start(PhoneConfig::default()).expect("start the virtual phone");
-    let adb = PrivateAdbServer::start().expect("start a private adb server");
-    adb.connect(&phone).expect("adb connect");
-    let server = format!("127.0.0.1:{}", adb.port());
-    let mut env = adb.env();
-    for (k, v) in extra_env {
-        env.push((k.to_string(), v.to_string()));
-    }
-    let mcp = McpChild::spawn(crate::SERVER, &["--adb-server", &server], &env).await;
-    let serial = phone.serial();
+    let s = crate::phone_rig::start(crate::phone_rig::Setup {
+        env: extra_env,
+        ..Default::default()
+    })
+    .await;
+    let serial = s.phone.serial();
     Rig {
-        mcp,
-        phone,
+        mcp: s.mcp,
+        phone: s.phone,
         serial,
-        _adb: adb,
+        _adb: s.adb,
     }
 }
 

@@ -6,9 +6,9 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 use test_support::{McpChild, text_of};
+use virtual_phone::PhoneHandle;
 use virtual_phone::adb_server::PrivateAdbServer;
 use virtual_phone::state::InputEvent;
-use virtual_phone::{PhoneConfig, PhoneHandle, VirtualPhone};
 
 const DEADLINE: Duration = Duration::from_secs(240);
 
@@ -20,31 +20,14 @@ pub(crate) struct Rig {
 }
 
 pub(crate) async fn rig() -> Rig {
-    let phone = VirtualPhone::start(PhoneConfig::default()).expect("start the virtual phone");
-    let adb = PrivateAdbServer::start().expect("start a private adb server");
-    adb.connect(&phone).expect("adb connect");
-    let server = format!("127.0.0.1:{}", adb.port());
-    let mcp = McpChild::spawn(crate::SERVER, &["--adb-server", &server], &adb.env()).await;
-    let serial = phone.serial();
-    // The adb server lists a newly connected device once it has come online.
-    for _ in 0..100 {
-        let r = mcp.call("mobile_list_available_devices", json!({})).await;
-        let online = r.structured_content.as_ref().is_some_and(|v| {
-            v["devices"].as_array().is_some_and(|d| {
-                d.iter()
-                    .any(|d| d["id"] == serial.as_str() && d["state"] == "online")
-            })
-        });
-        if online {
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
+    let s = crate::phone_rig::start(Default::default()).await;
+    let serial = s.phone.serial();
+    crate::phone_rig::wait_online(&s.mcp, &serial).await;
     Rig {
-        mcp,
-        phone,
+        mcp: s.mcp,
+        phone: s.phone,
         serial,
-        _adb: adb,
+        _adb: s.adb,
     }
 }
 

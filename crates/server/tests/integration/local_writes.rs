@@ -7,8 +7,8 @@ use std::time::Duration;
 
 use serde_json::json;
 use test_support::{McpChild, text_of};
+use virtual_phone::PhoneHandle;
 use virtual_phone::adb_server::PrivateAdbServer;
-use virtual_phone::{PhoneConfig, PhoneHandle, VirtualPhone};
 
 const DEADLINE: Duration = Duration::from_secs(240);
 
@@ -20,19 +20,17 @@ struct Rig {
 }
 
 async fn rig(args: &[&str]) -> Rig {
-    let phone = VirtualPhone::start(PhoneConfig::default()).expect("start the virtual phone");
-    let adb = PrivateAdbServer::start().expect("start a private adb server");
-    adb.connect(&phone).expect("adb connect");
-    let server = format!("127.0.0.1:{}", adb.port());
-    let mut all = vec!["--adb-server", server.as_str()];
-    all.extend_from_slice(args);
-    let mcp = McpChild::spawn(crate::SERVER, &all, &adb.env()).await;
-    let serial = phone.serial();
+    let s = crate::phone_rig::start(crate::phone_rig::Setup {
+        args,
+        ..Default::default()
+    })
+    .await;
+    let serial = s.phone.serial();
     Rig {
-        mcp,
-        phone,
+        mcp: s.mcp,
+        phone: s.phone,
         serial,
-        _adb: adb,
+        _adb: s.adb,
     }
 }
 

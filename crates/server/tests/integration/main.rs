@@ -20,6 +20,7 @@ mod local_writes;
 mod logging;
 mod ocr;
 mod path_cases;
+mod phone_rig;
 mod real_device;
 mod router;
 mod screenshots;
