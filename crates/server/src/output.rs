@@ -72,7 +72,7 @@ fn q(s: &str) -> String {
 }
 
 impl ElementList {
-    pub(crate) const TEXT_HEADER: &'static str = "One element per line: @ref Type text= label= value= id= at=x,y size=WxH [focused] [selected] [checked] [disabled]. Tap one with mobile_click_on_screen_at_coordinates and ref.";
+    pub(crate) const TEXT_HEADER: &'static str = "One element per line: @ref Type text= label= value= id= at=centre x,y size=WxH [focused] [selected] [checked] [disabled]. Tap one with mobile_click_on_screen_at_coordinates and ref.";
 
     pub(crate) fn render_text(&self) -> String {
         if self.elements.is_empty() {
@@ -94,9 +94,12 @@ impl ElementList {
                     out.push_str(&format!(" {k}={}", q(v)));
                 }
             }
+            // `at` is where a tap lands (the centre), as in the change lists after an
+            // action; the top-left corner stays in the structured content's `rect`.
+            let c = e.rect.center();
             out.push_str(&format!(
                 " at={},{} size={}x{}",
-                e.rect.x, e.rect.y, e.rect.width, e.rect.height
+                c.x, c.y, e.rect.width, e.rect.height
             ));
             let s = &e.states;
             for (on, name) in [
@@ -207,7 +210,7 @@ mod tests {
         let line = t.lines().nth(1).unwrap();
         assert_eq!(
             line,
-            r#"@e2 Switch label="Wi-Fi \"home\"\nx" id="com.android.settings:id/switch" at=900,500 size=100x100 selected checked disabled"#
+            r#"@e2 Switch label="Wi-Fi \"home\"\nx" id="com.android.settings:id/switch" at=950,550 size=100x100 selected checked disabled"#
         );
         assert!(
             l.render_json()

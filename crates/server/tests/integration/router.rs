@@ -556,7 +556,7 @@ async fn results_carry_text_structure_and_images() {
             json!({"device": "double-1"}),
         )
         .await;
-    assert!(text_of(&r).ends_with("\n@e1 Button text=\"Save\" at=100,200 size=50x20"));
+    assert!(text_of(&r).ends_with("\n@e1 Button text=\"Save\" at=125,210 size=50x20"));
 
     let r = h
         .call("mobile_take_screenshot", json!({"device": "double-1"}))
