@@ -121,15 +121,15 @@ impl Profile {
         }
     }
 
-    /// Whether `cmd SERVICE` has a shell command on this release. `locale` (per-app
-    /// locales, `LocaleManagerService`) arrived in Android 13; `location`'s shell
-    /// (`LocationShellCommand`, test providers) in 12; `cmd input` (`InputShellCommand` in
-    /// system_server) in 12; `package`, `window`, `activity`, `settings`, `display` exist on
-    /// every release modelled here.
+    /// Whether the service behind `cmd SERVICE` exists on this release. `locale` (per-app
+    /// locales, `LocaleManagerService`) arrived in Android 13; `cmd input`
+    /// (`InputShellCommand` in system_server) in 12; `package`, `window`, `activity`,
+    /// `settings`, `display`, `location` and `clipboard` exist on every release modelled
+    /// here (what `cmd location` can do per release is in `commands/location.rs`).
     pub fn has_cmd(&self, service: &str) -> bool {
         match service {
             "locale" => self.sdk >= 33,
-            "location" | "input" => self.sdk >= 31,
+            "input" => self.sdk >= 31,
             _ => true,
         }
     }

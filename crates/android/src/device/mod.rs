@@ -39,6 +39,7 @@ mod files;
 mod fold;
 mod gestures;
 mod input;
+mod location;
 mod logs;
 mod recording;
 mod screen;
