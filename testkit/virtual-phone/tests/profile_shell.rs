@@ -36,10 +36,7 @@ fn test_providers_do_nothing_silently_until_the_shell_may_mock() {
         ""
     );
     let out = p.shell("cmd location providers set-test-provider-location gps --location 1.5,2.5");
-    assert!(
-        out.contains("gps provider is not a test provider"),
-        "{out}"
-    );
+    assert!(out.contains("gps provider is not a test provider"), "{out}");
     let out = p.shell("cmd location providers set-test-provider-enabled nope true");
     assert!(out.contains("provider doesn't exist: nope"), "{out}");
     p.shell("cmd location providers add-test-provider gps");
@@ -47,7 +44,10 @@ fn test_providers_do_nothing_silently_until_the_shell_may_mock() {
     p.shell("cmd location providers set-test-provider-location gps --location 1.5,2.5");
     assert_eq!(gps(&p), Some((1.5, 2.5)));
     let out = p.shell("cmd location providers set-test-provider-location gps --location 1.5");
-    assert!(out.contains("Exception occurred while executing 'providers'"), "{out}");
+    assert!(
+        out.contains("Exception occurred while executing 'providers'"),
+        "{out}"
+    );
     let out = p.shell("appops set com.android.shell android:nope allow");
     assert!(out.contains("Unknown operation string"), "{out}");
 }
@@ -81,7 +81,8 @@ fn toybox_ps_o_prints_the_named_fields() {
     assert_eq!(lines.next().map(str::trim), Some(""), "{out}");
     assert!(out.lines().any(|l| l == "  612 system_server"), "{out}");
     assert!(
-        out.lines().any(|l| l.trim_start().ends_with(" com.android.launcher3")),
+        out.lines()
+            .any(|l| l.trim_start().ends_with(" com.android.launcher3")),
         "{out}"
     );
     let out = p.shell("ps -A -o PID,USER,NAME");

@@ -253,7 +253,10 @@ pub(super) fn appops(ctx: &mut Ctx, args: &[String]) -> Res {
 /// `android:mock_location` / `MOCK_LOCATION` → `MOCK_LOCATION`; `None` for ops the phone
 /// does not know.
 fn op_name(raw: &str) -> Option<String> {
-    let name = raw.strip_prefix("android:").unwrap_or(raw).to_ascii_uppercase();
+    let name = raw
+        .strip_prefix("android:")
+        .unwrap_or(raw)
+        .to_ascii_uppercase();
     const KNOWN: &[&str] = &[
         "MOCK_LOCATION",
         "COARSE_LOCATION",

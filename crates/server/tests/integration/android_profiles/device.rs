@@ -23,8 +23,17 @@ async fn set_location_on_android_14_sets_the_gps_test_provider() {
             )
             .await;
         let s = r.phone.state();
-        assert!(s.location.mock_allowed("com.android.shell"), "{:?}", s.location);
-        let gps = s.location.test_providers.get("gps").cloned().unwrap_or_default();
+        assert!(
+            s.location.mock_allowed("com.android.shell"),
+            "{:?}",
+            s.location
+        );
+        let gps = s
+            .location
+            .test_providers
+            .get("gps")
+            .cloned()
+            .unwrap_or_default();
         assert!(gps.enabled, "{gps:?}");
         assert_eq!(gps.location, Some((48.8584, 2.2945)));
 
@@ -32,7 +41,11 @@ async fn set_location_on_android_14_sets_the_gps_test_provider() {
             .ok("mobile_set_location", json!({"device": r.dev}))
             .await;
         assert!(r.phone.state().location.test_providers.is_empty());
-        assert!(r.phone.injections().is_empty(), "{:?}", r.phone.injections());
+        assert!(
+            r.phone.injections().is_empty(),
+            "{:?}",
+            r.phone.injections()
+        );
     })
     .await;
 }
@@ -64,7 +77,9 @@ async fn set_location_on_android_12_works_and_on_11_and_10_says_what_is_needed()
             assert_eq!(provider_location(&r.phone), None);
             // Nothing was tried on the device: the release alone decides.
             assert!(
-                !argvs(&r.phone).iter().any(|a| a.first().is_some_and(|w| w == "cmd")),
+                !argvs(&r.phone)
+                    .iter()
+                    .any(|a| a.first().is_some_and(|w| w == "cmd")),
                 "{:?}",
                 argvs(&r.phone)
             );
@@ -88,7 +103,10 @@ async fn clipboard_is_refused_on_every_release_never_a_silent_success() {
             let t = err_text(&res);
             assert!(t.contains("No shell command implementation"), "{t}");
             assert_ne!(r.phone.state().clipboard, "copied text");
-            let res = r.mcp.call("mobile_clipboard", json!({"device": r.dev})).await;
+            let res = r
+                .mcp
+                .call("mobile_clipboard", json!({"device": r.dev}))
+                .await;
             err_text(&res);
         }
     })
@@ -110,7 +128,9 @@ async fn log_process_filter_names_pids_through_toybox_ps_o() {
             assert!(t.contains("System now ready"), "SDK {sdk}: {t}");
             assert!(!t.contains("starting service 'zygote'"), "SDK {sdk}: {t}");
             assert!(
-                argvs(&r.phone).iter().any(|a| a.first().is_some_and(|w| w == "ps")),
+                argvs(&r.phone)
+                    .iter()
+                    .any(|a| a.first().is_some_and(|w| w == "ps")),
                 "{:?}",
                 argvs(&r.phone)
             );

@@ -147,7 +147,9 @@ async fn idb_1_5_typing_non_ascii_pastes_and_keeps_the_users_clipboard() {
         .await;
         let sim = mac.fake_sim();
         assert_eq!(
-            sim.screens["com.alibaba.qwen"][1].children[0].value.as_deref(),
+            sim.screens["com.alibaba.qwen"][1].children[0]
+                .value
+                .as_deref(),
             Some("café 世界")
         );
         assert_eq!(sim.clipboard, "the user's copy");
