@@ -397,10 +397,19 @@ async fn every_method_through_a_private_adb_server() {
         for e in [
             d.clipboard().await.unwrap_err(),
             d.set_clipboard("x").await.unwrap_err(),
-            d.set_location(None).await.unwrap_err(),
         ] {
             assert!(matches!(e, DeviceError::Unsupported { hint: Some(_), .. }), "{e}");
         }
+        // A mock location through the test provider (Android 12+), and cleared again.
+        d.set_location(Some(mobile_device::Location { latitude: 1.5, longitude: 2.5 }))
+            .await
+            .unwrap();
+        assert_eq!(
+            phone.state().location.test_providers.get("gps").and_then(|p| p.location),
+            Some((1.5, 2.5))
+        );
+        d.set_location(None).await.unwrap();
+        assert!(phone.state().location.test_providers.is_empty());
 
         assert!(phone.injections().is_empty(), "{:?}", phone.injections());
     })

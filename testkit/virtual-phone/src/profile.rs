@@ -121,15 +121,15 @@ impl Profile {
         }
     }
 
-    /// Whether `cmd SERVICE` has a shell command on this release. `locale` (per-app
-    /// locales, `LocaleManagerService`) arrived in Android 13; `location`'s shell
-    /// (`LocationShellCommand`, test providers) in 12; `cmd input` (`InputShellCommand` in
-    /// system_server) in 12; `package`, `window`, `activity`, `settings`, `display` exist on
-    /// every release modelled here.
+    /// Whether the service behind `cmd SERVICE` exists on this release. `locale` (per-app
+    /// locales, `LocaleManagerService`) arrived in Android 13; `cmd input`
+    /// (`InputShellCommand` in system_server) in 12; `package`, `window`, `activity`,
+    /// `settings`, `display`, `location` and `clipboard` exist on every release modelled
+    /// here (what `cmd location` can do per release is in `commands/location.rs`).
     pub fn has_cmd(&self, service: &str) -> bool {
         match service {
             "locale" => self.sdk >= 33,
-            "location" | "input" => self.sdk >= 31,
+            "input" => self.sdk >= 31,
             _ => true,
         }
     }
@@ -142,9 +142,10 @@ impl Profile {
     }
 
     /// The focused window's title while the keyguard shows: `NotificationShade` from
-    /// Android 12 (SystemUI's shade window hosts the keyguard), `StatusBar` before.
+    /// Android 11 (SystemUI's shade window, `TYPE_NOTIFICATION_SHADE`, hosts the keyguard),
+    /// `StatusBar` before (see SOURCES.md).
     pub fn keyguard_window(&self) -> &'static str {
-        if self.sdk >= 31 {
+        if self.sdk >= 30 {
             "NotificationShade"
         } else {
             "StatusBar"
@@ -257,11 +258,14 @@ pub fn record_tap(s: &mut PhoneState, x: f64, y: f64) {
 /// What `uiautomator dump` prints instead of a dump on this profile, if anything.
 /// `DumpCommand` prints "ERROR: could not get idle state." when
 /// `UiAutomation.waitForIdle` times out; `UiAutomationManager` throws "UiAutomationService
-/// … already registered!" when another client holds the connection.
+/// … already registered!" when another client holds the connection, which reaches the
+/// dump's `UiAutomation.connect` through binder: the client's frames first, then the
+/// server's under "Caused by: android.os.RemoteException: Remote stack trace:" (frames
+/// and line numbers from the public capture cited in SOURCES.md).
 pub fn uiautomator_refusal(s: &PhoneState) -> Option<&'static str> {
     if s.profile.other_uiautomation {
         Some(
-            "java.lang.IllegalStateException: UiAutomationService android.accessibilityservice.IAccessibilityServiceClient$Stub$Proxy@5d1c7f0already registered!\n\tat com.android.server.accessibility.UiAutomationManager.registerUiTestAutomationServiceLocked(UiAutomationManager.java:105)\n",
+            "java.lang.IllegalStateException: UiAutomationService android.accessibilityservice.IAccessibilityServiceClient$Stub$Proxy@5d1c7f0already registered!\n\tat android.os.Parcel.createExceptionOrNull(Parcel.java:3030)\n\tat android.os.Parcel.createException(Parcel.java:3006)\n\tat android.os.Parcel.readException(Parcel.java:2989)\n\tat android.os.Parcel.readException(Parcel.java:2931)\n\tat android.view.accessibility.IAccessibilityManager$Stub$Proxy.registerUiTestAutomationService(IAccessibilityManager.java:845)\n\tat android.app.UiAutomationConnection.registerUiTestAutomationServiceLocked(UiAutomationConnection.java:558)\n\tat android.app.UiAutomationConnection.connect(UiAutomationConnection.java:112)\n\tat android.app.UiAutomation.connectWithTimeout(UiAutomation.java:337)\n\tat android.app.UiAutomation.connect(UiAutomation.java:289)\nCaused by: android.os.RemoteException: Remote stack trace:\n\tat com.android.server.accessibility.UiAutomationManager.registerUiTestAutomationServiceLocked(UiAutomationManager.java:94)\n",
         )
     } else if s.profile.animated {
         Some("ERROR: could not get idle state.\n")

@@ -639,6 +639,7 @@ pub fn default_state() -> PhoneState {
         screen_on: true,
         profile: Default::default(),
         living: Default::default(),
+        location: Default::default(),
     };
     refresh_launcher(&mut state);
     state

@@ -164,6 +164,12 @@ pub(crate) const CMD_PACKAGE_QUERY: Rule =
 /// `cmd locale set-app-locales`.
 pub(crate) const CMD_LOCALE: Rule = Rule::Shell(&["Unknown command", "Exception", "Error"]);
 
+/// `appops set com.android.shell android:mock_location allow` and the
+/// `cmd location providers …` commands: all print nothing on success; the location
+/// service's shell answers `Unknown command: providers` on Android 11
+/// (`BasicShellCommandHandler.handleDefaultCommands`).
+pub(crate) const CMD_LOCATION: Rule = Rule::Shell(&["Unknown command", "Exception", "Error"]);
+
 /// `monkey -p PKG -c LAUNCHER 1`.
 pub(crate) const MONKEY_LAUNCH: Rule = Rule::Shell(&["No activities found", "aborted", "Error"]);
 
@@ -209,6 +215,10 @@ mod tests {
         assert!(MONKEY_LAUNCH.failed("** SYS_KEYS has no physical keys but with factor 2.0%.\n"));
         assert!(AM_START.failed("Security exception: Permission Denial: starting Intent"));
         assert!(AM_FORCE_STOP.failed("Unknown package: com.x\n"));
+        assert!(CMD_LOCATION.failed("Unknown command: providers\n"));
+        assert!(CMD_LOCATION.failed("No shell command implementation.\n"));
+        assert!(CMD_LOCATION.failed("Error: Unknown operation string: android:mock_location\n"));
+        assert!(!CMD_LOCATION.failed(""));
         assert!(!AM_START.failed("Starting: Intent { cmp=com.a/.Main }\n"));
         assert!(!MONKEY_LAUNCH.failed("Events injected: 1\n"));
         assert_eq!(

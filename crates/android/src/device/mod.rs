@@ -8,8 +8,8 @@
 //!
 //! The `Device` impl here only delegates: each method is an inherent method of the same
 //! name in its area's file (`apps`, `screen`, `input`, `files`, `logs`,
-//! `recording`, `unsupported`, `gestures` (drag), `fold`), whose doc comment lists its
-//! device commands;
+//! `recording`, `location`, `unsupported`, `gestures` (drag), `fold`), whose doc comment
+//! lists its device commands;
 //! `errors` words adb failures.
 
 use std::path::Path;
@@ -39,6 +39,7 @@ mod files;
 mod fold;
 mod gestures;
 mod input;
+mod location;
 mod logs;
 mod recording;
 mod screen;

@@ -1,6 +1,6 @@
-//! What Android has no shell command for: the clipboard and a mock location.
+//! What Android has no shell command for: the clipboard.
 
-use mobile_device::{DeviceError, Location, NextStep, Platform, Result};
+use mobile_device::{DeviceError, NextStep, Platform, Result};
 
 use super::AndroidDevice;
 
@@ -9,7 +9,7 @@ impl AndroidDevice {
         Err(DeviceError::unsupported_with_hint(
             "reading the clipboard",
             Platform::Android,
-            "Android has no shell command for the clipboard (apps read it only while in front); paste the text into a field to read it",
+            "Android has no shell command for the clipboard (`cmd clipboard` answers `No shell command implementation.`: AOSP's ClipboardService implements none, and from Android 10 only the app in front or the keyboard may read it); paste the text into a field to read it",
         )
         .then(NextStep::ListElements))
     }
@@ -18,17 +18,9 @@ impl AndroidDevice {
         Err(DeviceError::unsupported_with_hint(
             "setting the clipboard",
             Platform::Android,
-            "Android has no shell command for the clipboard",
+            "Android has no shell command for the clipboard (`cmd clipboard` answers `No shell command implementation.`: AOSP's ClipboardService implements none)",
         )
         .then(NextStep::TypeText))
-    }
-
-    pub(super) async fn set_location(&self, _location: Option<Location>) -> Result<()> {
-        Err(DeviceError::unsupported_with_hint(
-            "setting the location",
-            Platform::Android,
-            "Android has no shell command for a mock location: on an emulator use its console (`adb emu geo fix LONGITUDE LATITUDE`); on a phone select a mock-location app in Developer options",
-        ))
     }
 }
 

@@ -134,6 +134,14 @@ mod tests {
         assert_eq!((s.width, s.height), (2400, 1080));
         let s = orient(parse_wm("Physical size: 1080x2400\n").unwrap(), None);
         assert_eq!((s.width, s.height), (1080, 2400));
+        // `DisplayContent.dump`: no `base=` without an override, and with scaling disabled
+        // `println(" noscale")` ends the line, so `cur=` starts the next one.
+        let plain =
+            "    init=1080x2400 420dpi cur=2400x1080 app=2400x954 rng=1080x1017-2400x2337\n";
+        assert_eq!(parse_current_size(plain), Some((2400, 1080)));
+        let noscale =
+            "    init=1080x2400 420dpi base=720x1600 320dpi noscale\n cur=720x1600 app=720x1537\n";
+        assert_eq!(parse_current_size(noscale), Some((720, 1600)));
     }
 
     #[test]

@@ -44,7 +44,7 @@ const FALLBACK_PREFIXES: &[&str] = &[
 ];
 
 /// Windows whose focus means the keyguard (or SystemUI's shade over it) is in front:
-/// SystemUI's `NotificationShade` window hosts the keyguard from Android 12
+/// SystemUI's `NotificationShade` window hosts the keyguard from Android 11
 /// (NotificationShadeWindowControllerImpl), the `StatusBar` window before it
 /// (StatusBarWindowController); `Keyguard` on some vendor builds. Their `mFocusedApp`
 /// still names the app behind, which is not what the user sees.

@@ -22,6 +22,10 @@ use crate::tools::argv;
 
 /// The HID usage of the `v` key (idb/common/hid.py `KEY_MAP`).
 const KEY_V: &str = "25";
+/// How long the pasted text stays on the pasteboard after Cmd+V before the user's
+/// content is put back: the app reads the pasteboard when it handles the key event,
+/// which the companion sends without waiting for it.
+const PASTE_SETTLE: Duration = Duration::from_millis(300);
 /// How often, and how far apart, the tree is read to see a rotation land.
 const ROTATION_CHECKS: u32 = 5;
 const ROTATION_CHECK_DELAY: Duration = Duration::from_millis(300);
@@ -121,9 +125,12 @@ impl SimulatorDevice {
     }
 
     /// Types `text`: with `idb ui text` when idb has a key for every character, else
-    /// through the simulator's pasteboard (`simctl pbcopy`, then Cmd+V). Either way
-    /// idb sends US-keyboard key positions, which the simulator reads through its
-    /// hardware keyboard layout.
+    /// through the simulator's pasteboard: what it holds is read (`simctl pbpaste`), the
+    /// text put there (`simctl pbcopy`), pasted with Cmd+V, and the old content put back
+    /// (`simctl pbcopy`) after [`PASTE_SETTLE`], so typing does not replace the user's
+    /// clipboard. Either way idb sends US-keyboard key positions, which the simulator
+    /// reads through its hardware keyboard layout. Where idb has no Cmd+V (1.1) the text
+    /// stays on the pasteboard to be pasted by hand, and the error says so.
     pub(super) async fn idb_type_text(&self, text: &str) -> Result<()> {
         let _input = self.input.lock().await;
         let Some(c) = text.chars().find(|c| !idb_can_type(*c)) else {
@@ -139,11 +146,21 @@ impl SimulatorDevice {
             }
             return Ok(());
         };
-        self.set_pasteboard(text).await?;
+        let saved = self
+            .tools
+            .simctl_with_input(argv!["pbpaste", &self.udid], None, "pbpaste")
+            .await?;
+        if !saved.success() {
+            return Err(errors::simctl_error(&self.ctx("pbpaste", None), &saved));
+        }
+        self.set_pasteboard_bytes(text.as_bytes()).await?;
         let out = self
             .idb_output(argv!["ui", "key", KEY_V, "--command"], "pasting text")
             .await?;
         if out.success() {
+            // The app reads the pasteboard when it handles the key, after idb returns.
+            tokio::time::sleep(PASTE_SETTLE).await;
+            self.set_pasteboard_bytes(&saved.stdout).await?;
             return Ok(());
         }
         if lacks(&out, "unrecognized arguments: --command") {
@@ -155,16 +172,16 @@ impl SimulatorDevice {
             return Err(DeviceError::unsupported_with_hint(
                 format!("typing {shown}"),
                 Platform::Ios,
-                "idb types only the US-keyboard ASCII characters it has keycodes for, so the text was put on the simulator's clipboard instead; pasting it needs `idb ui key --command` (Cmd+V), which fb-idb has from release 1.5.0 (`pip install --upgrade --pre fb-idb`, and the companion of the same release). Until then paste it by hand: long-press the focused field and choose Paste",
+                "idb types only the US-keyboard ASCII characters it has keycodes for, so the text was put on the simulator's clipboard instead (replacing what it held); pasting it needs `idb ui key --command` (Cmd+V), which fb-idb has from release 1.5.0 (`pip install --upgrade --pre fb-idb`, and the companion of the same release). Until then paste it by hand: long-press the focused field and choose Paste",
             ));
         }
         Err(errors::idb_error(&self.udid, "pasting text", &out))
     }
 
-    async fn set_pasteboard(&self, text: &str) -> Result<()> {
+    async fn set_pasteboard_bytes(&self, bytes: &[u8]) -> Result<()> {
         let out = self
             .tools
-            .simctl_with_input(argv!["pbcopy", &self.udid], Some(text.as_bytes()), "pbcopy")
+            .simctl_with_input(argv!["pbcopy", &self.udid], Some(bytes), "pbcopy")
             .await?;
         if out.success() {
             Ok(())

@@ -128,13 +128,18 @@ fn non_ascii_text_is_pasted_on_1_5_and_left_on_the_clipboard_on_1_1() {
         let h = harness(IDB_1_5);
         let dev = h.device().await;
         focus_qwen(&h, dev.as_ref()).await;
+        dev.set_clipboard("the user's copy").await.unwrap();
+        h.clear_log();
         dev.type_text(text).await.unwrap();
         h.assert_calls(&[
+            ("xcrun", &["simctl", "pbpaste", U]),
             ("xcrun", &["simctl", "pbcopy", U]),
             ("idb", &["ui", "key", "25", "--command", "--udid", U]),
+            ("xcrun", &["simctl", "pbcopy", U]),
         ]);
         assert_eq!(qwen_field(&h).as_deref(), Some(text));
-        assert_eq!(h.sim().clipboard, text);
+        // Typing does not replace what the user had on the clipboard.
+        assert_eq!(h.sim().clipboard, "the user's copy");
 
         let h = harness(IDB_1_1);
         let dev = h.device().await;

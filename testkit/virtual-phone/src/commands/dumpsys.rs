@@ -76,12 +76,22 @@ fn dumpsys_window(s: &PhoneState, which: &str) -> String {
     let rot = s.rotation();
     let d = s.display.override_density.unwrap_or(s.display.density);
     let ime = s.foreground().is_some_and(|f| f.focused.is_some());
+    // `DisplayContent.dump` prints `base=` only when `wm size`/`wm density` changed it.
+    let (bw, bh) = s
+        .display
+        .override_size
+        .unwrap_or((s.display.width, s.display.height));
+    let base = if (bw, bh, d) != (s.display.width, s.display.height, s.display.density) {
+        format!(" base={bw}x{bh} {d}dpi")
+    } else {
+        String::new()
+    };
     let mut out = String::new();
     if which.is_empty() || which == "displays" || which == "d" {
         out.push_str("WINDOW MANAGER DISPLAY CONTENTS (dumpsys window displays)\n");
         out.push_str(&format!(
-            "  Display: mDisplayId=0 rootTasks=3\n    init={}x{} {d}dpi base={}x{} {d}dpi cur={w}x{h} app={w}x{} rng=1080x1017-2400x2337\n    deferred=false mLayoutNeeded=false mTouchExcludeRegion=SkRegion((0,0,{w},{h}))\n\n  mLayoutSeq=312\n  mCurrentFocus={win}\n  mFocusedApp={app}\n  mLastStatusBarVisibility=0x0\n  mDisplayRotation:\n    mCurrentAppOrientation=SCREEN_ORIENTATION_UNSPECIFIED\n    mRotation={rot} mDeferredRotationPauseCount=0\n    mUserRotationMode={} mUserRotation=ROTATION_{}\n\n",
-            s.display.width, s.display.height, s.display.width, s.display.height, h - 126,
+            "  Display: mDisplayId=0 rootTasks=3\n    init={}x{} {}dpi{base} cur={w}x{h} app={w}x{} rng=1080x1017-2400x2337\n    deferred=false mLayoutNeeded=false mTouchExcludeRegion=SkRegion((0,0,{w},{h}))\n\n  mLayoutSeq=312\n  mCurrentFocus={win}\n  mFocusedApp={app}\n  mLastStatusBarVisibility=0x0\n  mDisplayRotation:\n    mCurrentAppOrientation=SCREEN_ORIENTATION_UNSPECIFIED\n    mRotation={rot} mDeferredRotationPauseCount=0\n    mUserRotationMode={} mUserRotation=ROTATION_{}\n\n",
+            s.display.width, s.display.height, s.display.density, h - 126,
             if s.setting("system", "accelerometer_rotation") == Some("0") { "USER_ROTATION_LOCKED" } else { "USER_ROTATION_FREE" },
             rot * 90,
         ));

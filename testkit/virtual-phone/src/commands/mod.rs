@@ -22,6 +22,7 @@ mod dumpsys;
 mod files;
 mod hash;
 mod input;
+mod location;
 mod logcat;
 mod packages;
 mod processes;
@@ -277,9 +278,9 @@ pub(crate) fn run(ctx: &mut Ctx, argv: &[String]) -> Res {
         "mkdir" => mkdir(ctx, args),
         "touch" => touch(ctx, args),
         "pidof" | "pgrep" => pidof(ctx, name, args),
-        "ps" => ps(ctx),
+        "ps" => ps(ctx, args),
         "pkill" | "kill" => kill(ctx, name, args),
-        "appops" => Ok(0),
+        "appops" => location::appops(ctx, args),
         "md5sum" | "sha1sum" => hash::hashsum(ctx, name, args),
         "date" => ctx
             .print(&format!("{}\n", format_date(now_ms(), true)))

@@ -23,6 +23,12 @@ pub(super) fn cmd(ctx: &mut Ctx, args: &[String]) -> Res {
         "settings" => settings(ctx, rest),
         "input" => input(ctx, rest),
         "device_state" => device_state::device_state(ctx, rest),
+        "location" => location::cmd_location(ctx, rest),
+        // AOSP's ClipboardService has no shell command on any release (SOURCES.md).
+        "clipboard" => {
+            ctx.eprint("No shell command implementation.\n")?;
+            Ok(0)
+        }
         "locale" => {
             // cmd locale set-app-locales PKG --locales L
             if rest.first().map(String::as_str) == Some("set-app-locales")

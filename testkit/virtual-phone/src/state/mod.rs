@@ -10,6 +10,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use serde::{Deserialize, Serialize};
 
 mod actions;
+pub mod location;
 
 /// The launcher (home screen) package.
 pub const LAUNCHER_PACKAGE: &str = "com.android.launcher3";
@@ -417,6 +418,8 @@ pub struct PhoneState {
     pub profile: crate::profile::Profile,
     /// Screens that change with time (transitions, late content, …): see [`crate::living`].
     pub living: crate::living::Life,
+    /// Test location providers and the app ops that gate them ([`location`]).
+    pub location: location::LocationState,
 }
 
 impl Default for PhoneState {

@@ -13,6 +13,7 @@ use virtual_phone::profile::{self, Profile};
 use virtual_phone::state::{InputEvent, PhoneState};
 
 mod apps;
+mod device;
 mod screen;
 
 const DEADLINE: Duration = Duration::from_secs(240);

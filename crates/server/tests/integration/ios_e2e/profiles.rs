@@ -110,3 +110,50 @@ async fn idb_1_1_home_screen_rotation_typing_and_url_prompt() {
     .await
     .expect("test exceeded its deadline");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn idb_1_5_typing_non_ascii_pastes_and_keeps_the_users_clipboard() {
+    if std::env::var(REAL_ENV).is_ok_and(|v| v == "1") {
+        return;
+    }
+    let mac = Mac::fake();
+    tokio::time::timeout(Duration::from_secs(240), async {
+        let (args, no_adb) = mac.without_android();
+        let mut env = mac.env();
+        env.extend(no_adb);
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let mcp = McpChild::spawn(crate::SERVER, &args, &env).await;
+        let dev = json!(BOOTED_UDID);
+        mcp.ok(
+            "mobile_clipboard",
+            json!({"device": dev, "text": "the user's copy"}),
+        )
+        .await;
+        mcp.ok(
+            "mobile_launch_app",
+            json!({"device": dev, "packageName": "com.alibaba.qwen"}),
+        )
+        .await;
+        let field = mac.fake_sim().screens["com.alibaba.qwen"][1].children[0].clone();
+        mcp.ok(
+            "mobile_click_on_screen_at_coordinates",
+            json!({"device": dev, "x": field.x as i32 + 5, "y": field.y as i32 + 5}),
+        )
+        .await;
+        mcp.ok(
+            "mobile_type_keys",
+            json!({"device": dev, "text": "café 世界", "submit": false}),
+        )
+        .await;
+        let sim = mac.fake_sim();
+        assert_eq!(
+            sim.screens["com.alibaba.qwen"][1].children[0]
+                .value
+                .as_deref(),
+            Some("café 世界")
+        );
+        assert_eq!(sim.clipboard, "the user's copy");
+    })
+    .await
+    .expect("test exceeded its deadline");
+}
