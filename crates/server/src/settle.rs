@@ -4,7 +4,8 @@
 //! on Android the frame hashed on the phone, `screencap | sha1sum`, one round trip and 43
 //! bytes; docs/performance.md has the comparison with pulling frames or dumping the UI
 //! tree). Where a device has none, the fingerprint is a hash of its element list. The
-//! screen has settled when two samples at least [`SettleConfig::gap`] apart are equal; a
+//! screen has settled when two samples started at least [`SettleConfig::gap`] apart are
+//! equal (back to back when a sample takes longer than the gap); a
 //! screen that keeps changing until the bound is reported as not settled, which is a
 //! fact about the screen, not a failure of the action.
 
@@ -85,15 +86,20 @@ where
         error,
         last,
     };
+    // Samples are spaced start to start: a sample that takes longer than the gap is
+    // followed at once (its capture and the next one's are a sample's duration apart).
+    let mut last_at = start;
     let first = match first {
         Some(f) => f,
-        None => fingerprint().await,
+        None => {
+            last_at = Instant::now();
+            fingerprint().await
+        }
     };
     let mut last = match first {
         Ok(f) => f,
         Err(e) => return done(false, 1, Some(e), None),
     };
-    let mut last_at = Instant::now();
     samples += 1;
     loop {
         let next = last_at + cfg.gap;
@@ -101,6 +107,7 @@ where
             return done(false, samples, None, None);
         }
         tokio::time::sleep_until(next.into()).await;
+        last_at = Instant::now();
         let now_fp = match fingerprint().await {
             Ok(f) => f,
             Err(e) => return done(false, samples + 1, Some(e), None),
@@ -110,7 +117,6 @@ where
             return done(true, samples, None, Some(now_fp));
         }
         last = now_fp;
-        last_at = Instant::now();
     }
 }
 
