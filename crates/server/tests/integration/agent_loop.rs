@@ -38,6 +38,18 @@ async fn rig() -> Rig {
     }
 }
 
+/// A rig whose Shop app was launched (and observed: the rows are in).
+async fn launched() -> Rig {
+    let r = rig().await;
+    r.mcp
+        .ok(
+            "mobile_launch_app",
+            json!({"device": r.dev, "packageName": SHOP}),
+        )
+        .await;
+    r
+}
+
 fn screen(phone: &PhoneHandle) -> String {
     phone
         .state()
@@ -162,12 +174,7 @@ async fn a_spinner_is_reported_not_settled_within_the_bound() {
             phone,
             dev,
             _adb,
-        } = rig().await;
-        mcp.ok(
-            "mobile_launch_app",
-            json!({"device": dev, "packageName": SHOP}),
-        )
-        .await;
+        } = launched().await;
         let r = mcp
             .call(
                 "mobile_click_on_screen_at_coordinates",
@@ -262,12 +269,7 @@ async fn a_ref_taken_before_the_layout_moved_still_taps_its_element() {
             phone,
             dev,
             _adb,
-        } = rig().await;
-        mcp.ok(
-            "mobile_launch_app",
-            json!({"device": dev, "packageName": SHOP}),
-        )
-        .await;
+        } = launched().await;
         mcp.ok(
             "mobile_click_on_screen_at_coordinates",
             json!({"device": dev, "text": "Product 1"}),
@@ -333,12 +335,7 @@ async fn selectors_find_refuse_ambiguity_and_suggest_near_misses() {
             phone,
             dev,
             _adb,
-        } = rig().await;
-        mcp.ok(
-            "mobile_launch_app",
-            json!({"device": dev, "packageName": SHOP}),
-        )
-        .await;
+        } = launched().await;
         phone.update_state(|s| s.input_events.clear());
 
         let r = mcp

@@ -6,10 +6,9 @@
 
 use serde_json::json;
 
-use super::{DEADLINE, Rig, rig, screen};
+use super::{DEADLINE, Rig, launched, screen};
 use test_support::text_of;
 use virtual_phone::PhoneHandle;
-use virtual_phone::living::scenario::SHOP;
 use virtual_phone::state::InputEvent;
 
 fn at(phone: &PhoneHandle, name: &str) -> (f64, f64) {
@@ -36,12 +35,7 @@ async fn drag_long_press_and_double_tap_act_on_the_named_elements() {
             phone,
             dev,
             _adb,
-        } = rig().await;
-        mcp.ok(
-            "mobile_launch_app",
-            json!({"device": dev, "packageName": SHOP}),
-        )
-        .await;
+        } = launched().await;
         phone.update_state(|s| s.input_events.clear());
 
         let (p1, p3) = (at(&phone, "Product 1"), at(&phone, "Product 3"));
@@ -118,12 +112,7 @@ async fn a_swipe_starts_on_the_named_element_and_a_clip_crops_to_it() {
             phone,
             dev,
             _adb,
-        } = rig().await;
-        mcp.ok(
-            "mobile_launch_app",
-            json!({"device": dev, "packageName": SHOP}),
-        )
-        .await;
+        } = launched().await;
         let r = mcp
             .call(
                 "mobile_take_screenshot",
@@ -174,12 +163,7 @@ async fn every_gesture_refuses_ambiguity_near_misses_and_gone_refs() {
             phone,
             dev,
             _adb,
-        } = rig().await;
-        mcp.ok(
-            "mobile_launch_app",
-            json!({"device": dev, "packageName": SHOP}),
-        )
-        .await;
+        } = launched().await;
         phone.update_state(|s| s.input_events.clear());
         let many = json!({"text": "product", "match": "contains"});
         for (tool, args) in [
@@ -272,12 +256,7 @@ async fn a_tap_by_selector_reads_the_list_once_unless_the_screen_changed() {
             phone,
             dev,
             _adb,
-        } = rig().await;
-        mcp.ok(
-            "mobile_launch_app",
-            json!({"device": dev, "packageName": SHOP}),
-        )
-        .await;
+        } = launched().await;
         // The screen moves without the server: the list is read again, and the tap goes
         // where the element is now.
         phone.shell("input swipe 540 1500 540 1200 300");
