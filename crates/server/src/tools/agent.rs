@@ -48,14 +48,14 @@ impl MobileServer {
             timeout,
             gap: DEFAULT_GAP,
         };
-        let start = std::time::Instant::now();
-        // The first sample also says which signal the device has.
-        let probe = d.screen_fingerprint().await;
-        let signal = match probe {
-            Err(DeviceError::Unsupported { .. }) => "element list",
-            _ => "frame hash",
-        };
         let work = async {
+            let start = std::time::Instant::now();
+            // The first sample also says which signal the device has.
+            let probe = d.screen_fingerprint().await;
+            let signal = match probe {
+                Err(DeviceError::Unsupported { .. }) => "element list",
+                _ => "frame hash",
+            };
             Ok(if signal == "frame hash" {
                 let first = probe.map_err(|e| e.to_string());
                 settle(cfg, signal, start, Some(first), || async {
