@@ -162,6 +162,27 @@ mod tests {
     }
 
     #[tokio::test]
+    async fn a_sample_taken_at_the_start_is_not_taken_again() {
+        let calls = Arc::new(Mutex::new(0u32));
+        let c = calls.clone();
+        let s = settle(
+            cfg(5000),
+            "frame hash",
+            Instant::now(),
+            Some(Ok("a".to_string())),
+            move || {
+                *c.lock().unwrap() += 1;
+                std::future::ready(Ok("a".to_string()))
+            },
+        )
+        .await;
+        assert!(s.settled);
+        assert_eq!(s.samples, 2);
+        assert_eq!(*calls.lock().unwrap(), 1, "one more sample, not two");
+        assert_eq!(s.last.as_deref(), Some("a"));
+    }
+
+    #[tokio::test]
     async fn a_screen_that_keeps_changing_is_reported_not_settled() {
         let n = Arc::new(Mutex::new(0u64));
         let s = settle(cfg(30), "frame hash", Instant::now(), None, move || {
