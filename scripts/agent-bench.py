@@ -22,11 +22,9 @@ for docs/performance.md.
 
 `--quick`: two tasks, no latency profile (a smoke run; exits non-zero when a task does not
 reach its end state or an action hit the wrong element). Binaries default to
-$CARGO_TARGET_DIR/debug (or target/debug). The Shop scenario is
-scripts/agent-bench-shop.json: the virtual phone's `living::scenario::living_state()`
-serialised with serde_json (props' `ro.serialno` removed; the phone sets its own), because
-the `virtual-phone` binary serves scenarios from JSON; regenerate it when that scenario
-changes. The latency profile is set by the script (`living.latency = {"sdk": 34}`). Loopback only: a private adb server on an ephemeral port with its own HOME;
+$CARGO_TARGET_DIR/debug (or target/debug). The Shop scenario is the virtual phone's
+`living::scenario::living_state()`, served by `virtual-phone --living`; the latency profile
+is `--latency 34` (a mid-range phone on SDK 34, `living::latency`). Loopback only: a private adb server on an ephemeral port with its own HOME;
 every process is killed at the end, every call has a timeout.
 """
 
@@ -91,17 +89,15 @@ class Adb:
 class Phone:
     """One virtual phone serving the Shop scenario, connected to the private adb server."""
 
-    def __init__(self, binary, adb, state):
+    def __init__(self, binary, adb, sdk):
         self.adb = adb
-        self.state_file = os.path.join(adb.home, f"state-{time.monotonic_ns()}.json")
-        with open(self.state_file, "w") as f:
-            json.dump(state, f)
         port = free_port()
         while 5555 <= port <= 5585:
             port = free_port()
         self.proc = subprocess.Popen(
-            [binary, "--port", str(port), "--state", self.state_file,
-             "--adb-connect", str(adb.port)],
+            [binary, "--port", str(port), "--living"]
+            + (["--latency", str(sdk)] if sdk else [])
+            + ["--adb-connect", str(adb.port)],
             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=adb.env, text=True)
         self.serial = f"127.0.0.1:{port}"
         lines = []
@@ -515,10 +511,10 @@ QUICK = ["pick a result", "snackbar goes"]
 
 # ---------------------------------------------------------------- running
 
-def run_one(args, adb, state, task, way):
+def run_one(args, adb, sdk, task, way):
     st = {"calls": 0, "bytes": 0, "ms": 0.0, "task_ms": 0.0, "wrong": 0, "settles": [], "notes": [],
           "ok": False}
-    phone = Phone(args.phone, adb, state)
+    phone = Phone(args.phone, adb, sdk)
     server = None
     try:
         server = Server(args.server, adb)
@@ -547,7 +543,6 @@ def main():
     tgt = os.environ.get("CARGO_TARGET_DIR", os.path.join(HERE, "..", "target"))
     ap.add_argument("--server", default=os.path.join(tgt, "debug", "mobile-mcp"))
     ap.add_argument("--phone", default=os.path.join(tgt, "debug", "virtual-phone"))
-    ap.add_argument("--scenario", default=os.path.join(HERE, "agent-bench-shop.json"))
     ap.add_argument("--quick", action="store_true", help="two tasks, no latency profile")
     ap.add_argument("--runs", type=int, default=1, help="runs per task, way and profile")
     ap.add_argument("--json", help="write every run's figures here")
@@ -558,9 +553,7 @@ def main():
     ap.add_argument("-v", "--verbose", action="store_true", help="print every call")
     args = ap.parse_args()
     TURN_MS, VERBOSE = args.turn_ms, args.verbose
-    with open(args.scenario) as f:
-        base = json.load(f)
-    profiles = [("none", None), ("sdk34", {"sdk": 34})]
+    profiles = [("none", None), ("sdk34", 34)]
     if args.quick or args.profile:
         profiles = [p for p in profiles if p[0] == (args.profile or "none")]
     tasks = [t for t in TASKS if (not args.quick or t[0] in QUICK)
@@ -571,12 +564,10 @@ def main():
     print(HEADER)
     try:
         for pname, lat in profiles:
-            state = json.loads(json.dumps(base))
-            state["living"]["latency"] = lat
             for tname, task in tasks:
                 res = {}
                 for way in ("classic", "new"):
-                    runs = [run_one(args, adb, state, task, way) for _ in range(args.runs)]
+                    runs = [run_one(args, adb, lat, task, way) for _ in range(args.runs)]
                     res[way] = runs
                     failures += sum(not r["ok"] for r in runs)
                 rows.append((pname, tname, res))

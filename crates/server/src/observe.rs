@@ -54,6 +54,9 @@ pub(crate) fn identities(elements: &[Element]) -> Vec<Identity> {
 #[derive(Debug, Clone)]
 pub(crate) struct Observation {
     pub elements: Vec<Element>,
+    /// The frame hash the screen showed both just before and just after the list was read
+    /// (so the list is what that frame shows), when one was taken.
+    pub fingerprint: Option<String>,
 }
 
 /// Observations by device id.
@@ -72,10 +75,21 @@ impl Observations {
 
     /// Records what the agent was just shown.
     pub(crate) fn record(&self, device: &str, elements: &[Element]) {
+        self.record_paired(device, elements, None);
+    }
+
+    /// Records what the agent was just shown, with the frame hash it is known to show.
+    pub(crate) fn record_paired(
+        &self,
+        device: &str,
+        elements: &[Element],
+        fingerprint: Option<String>,
+    ) {
         self.0.lock().unwrap_or_else(|e| e.into_inner()).insert(
             device.to_string(),
             Observation {
                 elements: elements.to_vec(),
+                fingerprint,
             },
         );
     }

@@ -83,24 +83,33 @@ pub(crate) struct UninstallAppParams {
     pub bundle_id: AppId,
 }
 
-#[derive(Debug, Deserialize, JsonSchema)]
-pub(crate) struct ClickParams {
-    /// The device id from mobile_list_available_devices.
-    pub device: String,
-    /// X in screen coordinates (pixels on Android, points on iOS). Not needed with `ref`.
+/// Where a gesture acts: an element ref, a selector (text, id, label), or x,y. A ref wins
+/// over a selector, a selector over x,y.
+#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
+pub(crate) struct Target {
+    /// X in screen coordinates (pixels on Android, points on iOS). Not needed with `ref` or a selector.
     #[serde(default, deserialize_with = "opt_number")]
     #[schemars(range(min = 0))]
     pub x: Option<f64>,
-    /// Y in screen coordinates. Not needed with `ref`.
+    /// Y in screen coordinates. Not needed with `ref` or a selector.
     #[serde(default, deserialize_with = "opt_number")]
     #[schemars(range(min = 0))]
     pub y: Option<f64>,
-    /// Element ref from mobile_list_elements_on_screen, e.g. "@e5". Preferred over x,y; wins if both are given.
+    /// Element ref from mobile_list_elements_on_screen or an action's result, e.g. "@e5". Preferred over x,y; wins if both are given.
     #[serde(default, rename = "ref")]
     pub reference: Option<String>,
     /// Or name the element by text, id or label.
     #[serde(flatten)]
     pub selector: Selector,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+pub(crate) struct ClickParams {
+    /// The device id from mobile_list_available_devices.
+    pub device: String,
+    /// Where to tap.
+    #[serde(flatten)]
+    pub target: Target,
     /// After acting: settle and observe.
     #[serde(flatten)]
     pub after: AfterAction,
@@ -110,14 +119,9 @@ pub(crate) struct ClickParams {
 pub(crate) struct PointParams {
     /// The device id from mobile_list_available_devices.
     pub device: String,
-    /// X in screen coordinates (pixels on Android, points on iOS).
-    #[serde(deserialize_with = "number")]
-    #[schemars(range(min = 0))]
-    pub x: f64,
-    /// Y in screen coordinates.
-    #[serde(deserialize_with = "number")]
-    #[schemars(range(min = 0))]
-    pub y: f64,
+    /// Where to act.
+    #[serde(flatten)]
+    pub target: Target,
     /// After acting: settle and observe.
     #[serde(flatten)]
     pub after: AfterAction,
@@ -127,14 +131,9 @@ pub(crate) struct PointParams {
 pub(crate) struct LongPressParams {
     /// The device id from mobile_list_available_devices.
     pub device: String,
-    /// X in screen coordinates (pixels on Android, points on iOS).
-    #[serde(deserialize_with = "number")]
-    #[schemars(range(min = 0))]
-    pub x: f64,
-    /// Y in screen coordinates.
-    #[serde(deserialize_with = "number")]
-    #[schemars(range(min = 0))]
-    pub y: f64,
+    /// Where to press.
+    #[serde(flatten)]
+    pub target: Target,
     /// How long to press, in milliseconds (1 to 10000; default 500).
     #[serde(default, deserialize_with = "opt_number")]
     #[schemars(range(min = 1, max = 10000))]
@@ -192,14 +191,9 @@ pub(crate) struct SwipeParams {
     pub device: String,
     /// Direction the finger moves: up, down, left or right. "up" scrolls content down the page.
     pub direction: SwipeDirection,
-    /// Optional start X in screen coordinates (default: screen centre).
-    #[serde(default, deserialize_with = "opt_number")]
-    #[schemars(range(min = 0))]
-    pub x: Option<f64>,
-    /// Optional start Y in screen coordinates (default: screen centre).
-    #[serde(default, deserialize_with = "opt_number")]
-    #[schemars(range(min = 0))]
-    pub y: Option<f64>,
+    /// Where the swipe starts: x,y, an element ref or a selector (default: the screen centre).
+    #[serde(flatten)]
+    pub start: Target,
     /// Optional distance in screen coordinates (default: 40% of the screen along the swipe).
     #[serde(default, deserialize_with = "opt_number")]
     #[schemars(range(min = 1))]
@@ -235,7 +229,8 @@ pub(crate) struct TakeScreenshotParams {
     #[serde(default, deserialize_with = "opt_number")]
     pub scale: Option<f64>,
     /// Only this part of the screen, at full detail: a rectangle {x, y, width, height} in
-    /// screen coordinates, or an element ref from mobile_list_elements_on_screen ("@e5").
+    /// screen coordinates, an element ref from mobile_list_elements_on_screen ("@e5"), or
+    /// {text | id | label, match} naming an element.
     #[serde(default)]
     pub clip: Option<ClipParam>,
     /// Draw each actionable element's box and @ref onto the image, and return the element
@@ -263,7 +258,7 @@ pub(crate) struct SaveScreenshotParams {
     #[serde(default)]
     pub overwrite: bool,
     /// Only this part of the screen: a rectangle {x, y, width, height} in screen
-    /// coordinates, or an element ref ("@e5").
+    /// coordinates, an element ref ("@e5"), or {text | id | label, match}.
     #[serde(default)]
     pub clip: Option<ClipParam>,
 }
@@ -423,6 +418,8 @@ pub(crate) enum ClipParam {
     Ref(String),
     /// A rectangle in screen coordinates (pixels on Android, points on iOS).
     Rect(ClipRect),
+    /// An element named by text, id or label: that element's bounds.
+    Select(SelectorEnd),
 }
 
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
@@ -450,6 +447,37 @@ pub(crate) enum DragEnd {
     Ref(String),
     /// A point in screen coordinates (pixels on Android, points on iOS).
     Point(DragPoint),
+    /// An element named by text, id or label: its centre.
+    Select(SelectorEnd),
+}
+
+/// An element named by text, id or label, as one end of a drag or a clip.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct SelectorEnd {
+    /// The element's text.
+    #[serde(default)]
+    pub text: Option<String>,
+    /// The element's resource id or accessibility identifier.
+    #[serde(default)]
+    pub id: Option<String>,
+    /// The element's accessibility label (content-desc, AXLabel).
+    #[serde(default)]
+    pub label: Option<String>,
+    /// "exact" (default) or "contains".
+    #[serde(default, rename = "match")]
+    pub match_mode: Option<MatchMode>,
+}
+
+impl From<&SelectorEnd> for Selector {
+    fn from(s: &SelectorEnd) -> Selector {
+        Selector {
+            text: s.text.clone(),
+            id: s.id.clone(),
+            label: s.label.clone(),
+            match_mode: s.match_mode,
+        }
+    }
 }
 
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
@@ -467,9 +495,10 @@ pub(crate) struct DragPoint {
 pub(crate) struct DragParams {
     /// The device id from mobile_list_available_devices.
     pub device: String,
-    /// Where the drag starts: an element ref ("@e5") or {x, y} in screen coordinates.
+    /// Where the drag starts: an element ref ("@e5"), {x, y} in screen coordinates, or
+    /// {text | id | label, match} naming an element.
     pub from: DragEnd,
-    /// Where it ends: an element ref ("@e7") or {x, y} in screen coordinates.
+    /// Where it ends: an element ref ("@e7"), {x, y}, or {text | id | label, match}.
     pub to: DragEnd,
     /// How long the move takes after the press-and-hold, in milliseconds (1 to 10000;
     /// default 1000).

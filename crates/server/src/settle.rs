@@ -4,7 +4,8 @@
 //! on Android the frame hashed on the phone, `screencap | sha1sum`, one round trip and 43
 //! bytes; docs/performance.md has the comparison with pulling frames or dumping the UI
 //! tree). Where a device has none, the fingerprint is a hash of its element list. The
-//! screen has settled when two samples at least [`SettleConfig::gap`] apart are equal; a
+//! screen has settled when two samples started at least [`SettleConfig::gap`] apart are
+//! equal (back to back when a sample takes longer than the gap); a
 //! screen that keeps changing until the bound is reported as not settled, which is a
 //! fact about the screen, not a failure of the action.
 
@@ -43,6 +44,9 @@ pub(crate) struct Settled {
     /// Why the wait stopped early, if a sample failed.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
+    /// The fingerprint the screen rested on, when it settled.
+    #[serde(skip)]
+    pub last: Option<String>,
 }
 
 impl Settled {
@@ -60,46 +64,59 @@ impl Settled {
 }
 
 /// Samples `fingerprint` until two samples `gap` apart are equal or `timeout` passes.
+/// `start` is when the wait began; `first`, if given, is a sample already taken at the
+/// start (so the wait does not pay for it twice).
 pub(crate) async fn settle<F, Fut>(
     cfg: SettleConfig,
     signal: &'static str,
+    start: Instant,
+    first: Option<Result<String, String>>,
     mut fingerprint: F,
 ) -> Settled
 where
     F: FnMut() -> Fut,
     Fut: Future<Output = Result<String, String>>,
 {
-    let start = Instant::now();
     let mut samples = 0u32;
-    let done = |settled, samples, error| Settled {
+    let done = |settled, samples, error, last| Settled {
         settled,
         waited_ms: start.elapsed().as_millis() as u64,
         samples,
         signal,
         error,
+        last,
     };
-    let mut last = match fingerprint().await {
+    // Samples are spaced start to start: a sample that takes longer than the gap is
+    // followed at once (its capture and the next one's are a sample's duration apart).
+    let mut last_at = start;
+    let first = match first {
+        Some(f) => f,
+        None => {
+            last_at = Instant::now();
+            fingerprint().await
+        }
+    };
+    let mut last = match first {
         Ok(f) => f,
-        Err(e) => return done(false, 1, Some(e)),
+        Err(e) => return done(false, 1, Some(e), None),
     };
-    let mut last_at = Instant::now();
     samples += 1;
     loop {
         let next = last_at + cfg.gap;
         if next > start + cfg.timeout {
-            return done(false, samples, None);
+            return done(false, samples, None, None);
         }
         tokio::time::sleep_until(next.into()).await;
+        last_at = Instant::now();
         let now_fp = match fingerprint().await {
             Ok(f) => f,
-            Err(e) => return done(false, samples + 1, Some(e)),
+            Err(e) => return done(false, samples + 1, Some(e), None),
         };
         samples += 1;
         if now_fp == last {
-            return done(true, samples, None);
+            return done(true, samples, None, Some(now_fp));
         }
         last = now_fp;
-        last_at = Instant::now();
     }
 }
 
@@ -132,15 +149,43 @@ mod tests {
 
     #[tokio::test]
     async fn settles_on_two_equal_samples() {
-        let s = settle(cfg(5000), "frame hash", seq(&["a", "b", "c", "c"])).await;
+        let s = settle(
+            cfg(5000),
+            "frame hash",
+            Instant::now(),
+            None,
+            seq(&["a", "b", "c", "c"]),
+        )
+        .await;
         assert!(s.settled);
         assert_eq!(s.samples, 4);
     }
 
     #[tokio::test]
+    async fn a_sample_taken_at_the_start_is_not_taken_again() {
+        let calls = Arc::new(Mutex::new(0u32));
+        let c = calls.clone();
+        let s = settle(
+            cfg(5000),
+            "frame hash",
+            Instant::now(),
+            Some(Ok("a".to_string())),
+            move || {
+                *c.lock().unwrap() += 1;
+                std::future::ready(Ok("a".to_string()))
+            },
+        )
+        .await;
+        assert!(s.settled);
+        assert_eq!(s.samples, 2);
+        assert_eq!(*calls.lock().unwrap(), 1, "one more sample, not two");
+        assert_eq!(s.last.as_deref(), Some("a"));
+    }
+
+    #[tokio::test]
     async fn a_screen_that_keeps_changing_is_reported_not_settled() {
         let n = Arc::new(Mutex::new(0u64));
-        let s = settle(cfg(30), "frame hash", move || {
+        let s = settle(cfg(30), "frame hash", Instant::now(), None, move || {
             let mut n = n.lock().unwrap();
             *n += 1;
             std::future::ready(Ok(n.to_string()))
@@ -153,7 +198,7 @@ mod tests {
 
     #[tokio::test]
     async fn a_failed_sample_stops_the_wait_without_failing() {
-        let s = settle(cfg(1000), "frame hash", || {
+        let s = settle(cfg(1000), "frame hash", Instant::now(), None, || {
             std::future::ready(Err("md5sum: not found".to_string()))
         })
         .await;

@@ -296,7 +296,9 @@ pub(crate) fn run(state: &mut IosState, args: &[String]) -> Reply {
             // HID taps arrive in portrait space whatever the rotation. Each `idb`
             // run is a new Python process and gRPC connection, so two runs are two
             // single taps, never one double tap.
+            let before = sim.screen_key();
             sim.tap(x, y);
+            crate::transition::after_tap(sim, before);
             Reply::ok()
         }
         ["ui", "multi-tap", ..] => {
@@ -316,7 +318,9 @@ pub(crate) fn run(state: &mut IosState, args: &[String]) -> Reply {
                 .unwrap_or("2")
                 .parse::<u32>()
                 .unwrap_or(2);
+            let before = sim.screen_key();
             sim.tap(x, y);
+            crate::transition::after_tap(sim, before);
             sim.gestures.pop();
             sim.gestures.push(match count {
                 2 => format!("double-tap {x},{y}"),

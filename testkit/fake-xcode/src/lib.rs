@@ -42,6 +42,7 @@ mod picture;
 mod screen;
 mod simctl;
 mod state;
+mod transition;
 
 use std::io::{self, Read, Write};
 use std::path::Path;
@@ -52,6 +53,7 @@ pub use state::{
     BOOTED_UDID, FakeAlert, FakeApp, FakeLog, IDB_1_1, IDB_1_5, IosState, NOTES_BUNDLE, NOTES_NAME,
     SHUTDOWN_UDID, Simulator, UNAVAILABLE_UDID, UiElement, default_state,
 };
+pub use transition::Transition;
 
 /// Environment variable naming the state file.
 pub const STATE_ENV: &str = "FAKE_IOS_STATE";

@@ -18,7 +18,7 @@ impl Simulator {
     }
 
     /// The key into `screens` of what is shown now.
-    fn screen_key(&self) -> Option<String> {
+    pub(crate) fn screen_key(&self) -> Option<String> {
         let fg = self.foreground.as_ref()?;
         Some(self.shown.get(fg).cloned().unwrap_or_else(|| fg.clone()))
     }
@@ -381,7 +381,8 @@ pub(crate) fn describe_all(sim: &Simulator, nested: bool) -> J {
         (0.0, 0.0, w as f64, h as f64),
         None,
     );
-    let visible = sim.visible();
+    let mut visible = sim.visible();
+    super::transition::shape(sim, &mut visible);
     if nested {
         let mut sink = Vec::new();
         let kids = visible

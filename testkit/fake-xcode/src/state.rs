@@ -151,6 +151,12 @@ pub struct Simulator {
     /// (both taps in one idb HID stream), `paste`.
     #[serde(default)]
     pub gestures: Vec<String>,
+    /// How long a screen change started by a tap slides in, in ms (0: at once).
+    #[serde(default)]
+    pub transition_ms: u64,
+    /// The slide in progress, if any.
+    #[serde(default)]
+    pub transition: Option<crate::transition::Transition>,
 }
 
 /// A system alert over the current screen.
@@ -503,6 +509,8 @@ pub fn default_state() -> IosState {
         alert: None,
         approved_schemes: Vec::new(),
         gestures: Vec::new(),
+        transition_ms: 0,
+        transition: None,
     };
     let ipad = Simulator {
         udid: SHUTDOWN_UDID.into(),

@@ -1,7 +1,8 @@
 //! `virtual-phone`: run a virtual Android phone on loopback until killed.
 //!
 //! ```text
-//! virtual-phone [--port PORT] [--serial SERIAL] [--log FILE.jsonl] [--state SCENARIO.json]
+//! virtual-phone [--port PORT] [--serial SERIAL] [--log FILE.jsonl]
+//!                [--state SCENARIO.json | --living] [--latency SDK]
 //!                [--adb-connect [ADB_SERVER_PORT]]
 //! ```
 //! Prints `listening on 127.0.0.1:PORT` (and `serial 127.0.0.1:PORT`) on stdout.
@@ -13,6 +14,9 @@ use std::time::Duration;
 
 use anyhow::{Context, bail};
 use clap::Parser;
+use virtual_phone::living::latency::LatencyProfile;
+use virtual_phone::living::scenario::living_state;
+use virtual_phone::scenario::default_state;
 use virtual_phone::{PhoneConfig, VirtualPhone, adb_server::run_with_timeout, load_state};
 
 /// A virtual Android phone speaking the adbd protocol on 127.0.0.1.
@@ -31,6 +35,13 @@ struct Args {
     /// Load a scenario (JSON PhoneState; missing fields take the default scenario's values).
     #[arg(long)]
     state: Option<PathBuf>,
+    /// Serve the living Shop scenario (screens that change with time; `living::scenario`).
+    #[arg(long, conflicts_with = "state")]
+    living: bool,
+    /// Give every command the cost it has on a mid-range phone running this SDK level
+    /// (the living UI's latency profile, `living::latency`).
+    #[arg(long, value_name = "SDK")]
+    latency: Option<u32>,
     /// Register with a running adb server: `adb -P PORT connect 127.0.0.1:OURPORT` (default 5037).
     #[arg(long, num_args = 0..=1, default_missing_value = "5037", value_name = "ADB_SERVER_PORT")]
     adb_connect: Option<u16>,
@@ -44,12 +55,17 @@ fn main() -> anyhow::Result<()> {
             args.port
         );
     }
-    let state = match &args.state {
+    let mut state = match &args.state {
         Some(p) => {
             Some(load_state(p).with_context(|| format!("loading scenario {}", p.display()))?)
         }
+        None if args.living => Some(living_state()),
         None => None,
     };
+    if let Some(sdk) = args.latency {
+        state.get_or_insert_with(default_state).living.latency =
+            Some(LatencyProfile::mid_range(sdk));
+    }
     let config = PhoneConfig {
         addr: SocketAddr::from(([127, 0, 0, 1], args.port)),
         serial: args.serial.clone(),

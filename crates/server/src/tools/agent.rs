@@ -15,9 +15,13 @@ use serde_json::json;
 
 use super::{Failure, MobileServer, Outcome};
 use crate::observe::{RefindError, diff, refind};
-use crate::params::{AfterAction, Observe, Selector};
+use crate::params::{AfterAction, Observe};
 use crate::selector::short;
 use crate::settle::{DEFAULT_GAP, DEFAULT_SETTLE, SettleConfig, Settled, settle};
+
+mod aim;
+
+pub(super) use aim::{Aim, Lookup, coord};
 
 /// The longest settle wait a call may ask for.
 const MAX_SETTLE: Duration = Duration::from_secs(30);
@@ -44,18 +48,22 @@ impl MobileServer {
             timeout,
             gap: DEFAULT_GAP,
         };
-        let signal = match d.screen_fingerprint().await {
-            Err(DeviceError::Unsupported { .. }) => "element list",
-            _ => "frame hash",
-        };
         let work = async {
+            let start = std::time::Instant::now();
+            // The first sample also says which signal the device has.
+            let probe = d.screen_fingerprint().await;
+            let signal = match probe {
+                Err(DeviceError::Unsupported { .. }) => "element list",
+                _ => "frame hash",
+            };
             Ok(if signal == "frame hash" {
-                settle(cfg, signal, || async {
+                let first = probe.map_err(|e| e.to_string());
+                settle(cfg, signal, start, Some(first), || async {
                     d.screen_fingerprint().await.map_err(|e| e.to_string())
                 })
                 .await
             } else {
-                settle(cfg, signal, || async {
+                settle(cfg, signal, start, None, || async {
                     d.list_elements()
                         .await
                         .map(|l| list_hash(&l))
@@ -82,6 +90,20 @@ impl MobileServer {
         first: String,
         after: &AfterAction,
     ) -> Outcome {
+        self.after_action_seen(ctx, d, first, after, None).await
+    }
+
+    /// [`Self::after_action`] for an action whose target was found on `lookup`: when the
+    /// screen comes to rest on the frame that list is known to show, the list is still
+    /// what the screen shows and is not read again.
+    pub(super) async fn after_action_seen(
+        &self,
+        ctx: &RequestContext<RoleServer>,
+        d: &Arc<dyn Device>,
+        first: String,
+        after: &AfterAction,
+        lookup: Option<Lookup>,
+    ) -> Outcome {
         // `observe: "none"` is the bare action (as the peer performs it): no wait unless
         // settleTimeoutMs asks for one.
         let default = if after.observe == Some(Observe::None) {
@@ -107,8 +129,8 @@ impl MobileServer {
         match after.observe.unwrap_or_default() {
             Observe::None => {}
             Observe::Changes | Observe::Elements => {
-                match self.run(ctx, "listing elements", d.list_elements()).await {
-                    Ok(now) => {
+                match self.observe_list(ctx, d, settled.as_ref(), lookup).await {
+                    Ok((now, paired)) => {
                         let before = self.observed.last(d.id());
                         if after.observe == Some(Observe::Elements) {
                             let list = crate::output::ElementList {
@@ -122,7 +144,7 @@ impl MobileServer {
                             lines.push(changes.render());
                             structured["changes"] = json!(changes);
                         }
-                        self.observed.record(d.id(), &now);
+                        self.observed.record_paired(d.id(), &now, paired);
                     }
                     Err(Failure(e)) => lines.push(format!("Could not list the elements: {e}")),
                 }
@@ -159,39 +181,59 @@ impl MobileServer {
         Ok(r)
     }
 
-    /// The element a ref names, found again by identity on the screen as it is now.
-    /// A ref from the device's last observation is matched by identity (so an element
-    /// that moved is acted on where it is now); one the server never showed is looked up
-    /// on the fresh list as before. Gone or ambiguous: refused, with the fresh candidates.
-    pub(super) async fn element_for_ref(
+    /// The element list an action's observation shows, and the frame hash it is known to
+    /// show: `lookup` again if the screen rested on the frame it was paired with, else a
+    /// dump; a dump read between two equal hashes (the settled one and one more) is paired.
+    async fn observe_list(
         &self,
         ctx: &RequestContext<RoleServer>,
         d: &Arc<dyn Device>,
-        reference: &str,
-    ) -> Result<Element, Failure> {
-        let wanted = if reference.starts_with('@') {
-            reference.to_string()
-        } else {
-            format!("@{reference}")
-        };
+        settled: Option<&Settled>,
+        lookup: Option<Lookup>,
+    ) -> Result<(Vec<Element>, Option<String>), Failure> {
+        let rested = settled
+            .filter(|s| s.settled && s.signal == "frame hash")
+            .and_then(|s| s.last.clone());
+        if let (Some(l), Some(fp)) = (lookup, rested.as_ref())
+            && l.paired.as_ref() == Some(fp)
+        {
+            return Ok((l.elements, rested));
+        }
         let now = self.run(ctx, "listing elements", d.list_elements()).await?;
-        self.resolve_ref(d, &wanted, &now)
+        let Some(fp) = rested else {
+            return Ok((now, None));
+        };
+        let after = self
+            .run(ctx, "fingerprinting the screen", async {
+                Ok(d.screen_fingerprint().await)
+            })
+            .await?;
+        let paired = (after.ok().as_ref() == Some(&fp)).then_some(fp);
+        Ok((now, paired))
     }
 
-    /// [`Self::element_for_ref`] on a list already read: the element `wanted` (with its
-    /// `@`) names in the device's last observation, found again in `now`.
+    /// The element `wanted` (with its `@`) names, found again in `now` (the screen as it
+    /// is now; `paired`: the frame hash that list is known to show). A ref from the
+    /// device's last observation is matched by identity (so an element that moved is
+    /// acted on where it is now); one the server never showed is looked up on the fresh
+    /// list as before. Gone or ambiguous: refused, with the fresh candidates.
     pub(super) fn resolve_ref(
         &self,
         d: &Arc<dyn Device>,
         wanted: &str,
         now: &[Element],
+        paired: Option<&str>,
     ) -> Result<Element, Failure> {
         let wanted = wanted.to_string();
+        let refused = || {
+            self.observed
+                .record_paired(d.id(), now, paired.map(str::to_string))
+        };
         let before = self.observed.last(d.id());
         let Some(before) = before.filter(|o| o.elements.iter().any(|e| e.reference == wanted))
         else {
             return now.iter().find(|e| e.reference == wanted).cloned().ok_or_else(|| {
-                self.observed.record(d.id(), now);
+                refused();
                 Failure(format!(
                     "No element {} on the current screen ({} elements). The screen may have changed: call mobile_list_elements_on_screen again",
                     excerpt(&wanted),
@@ -208,7 +250,7 @@ impl MobileServer {
                     .find(|e| e.reference == wanted)
                     .map(short)
                     .unwrap_or_default();
-                self.observed.record(d.id(), now);
+                refused();
                 let why = match why {
                     RefindError::Gone => "is no longer on screen",
                     RefindError::Ambiguous => "cannot be told apart from look-alikes now",
@@ -221,22 +263,6 @@ impl MobileServer {
                 )))
             }
         }
-    }
-
-    /// The one element a selector names on the screen now.
-    pub(super) async fn element_for_selector(
-        &self,
-        ctx: &RequestContext<RoleServer>,
-        d: &Arc<dyn Device>,
-        sel: &Selector,
-    ) -> Result<Element, Failure> {
-        let now = self.run(ctx, "listing elements", d.list_elements()).await?;
-        let found = sel.find(&now).cloned();
-        if found.is_err() {
-            // The refusal lists refs from this list: they name its elements.
-            self.observed.record(d.id(), &now);
-        }
-        found.map_err(Failure)
     }
 }
 

@@ -8,6 +8,7 @@ use rmcp::handler::server::wrapper::Parameters;
 use rmcp::service::RequestContext;
 use rmcp::{RoleServer, tool, tool_router};
 
+use super::agent::{Aim, coord};
 use super::{Failure, MobileServer, Outcome};
 use crate::params::*;
 
@@ -15,7 +16,7 @@ use crate::params::*;
 impl MobileServer {
     #[tool(
         name = "mobile_click_on_screen_at_coordinates",
-        description = "Tap the screen. Prefer `ref` from mobile_list_elements_on_screen (e.g. \"@e5\"); otherwise give x,y in screen coordinates (pixels on Android, points on iOS — multiply screenshot coordinates as the screenshot text says).",
+        description = "Tap the screen. Prefer `ref` from mobile_list_elements_on_screen (e.g. \"@e5\") or a selector (`text`, `id` or `label`, `match` \"exact\" or \"contains\"); otherwise give x,y in screen coordinates (pixels on Android, points on iOS — multiply screenshot coordinates as the screenshot text says).",
         annotations(
             title = "Tap",
             read_only_hint = false,
@@ -29,44 +30,19 @@ impl MobileServer {
         Parameters(p): Parameters<ClickParams>,
         ctx: RequestContext<RoleServer>,
     ) -> Outcome {
+        let aim = p.target.required()?;
         let d = self.device(&ctx, &p.device).await?;
-        let (at, what) = if let Some(r) = p.reference.as_deref() {
-            let e = self.element_for_ref(&ctx, &d, r).await?;
-            let named = if r.starts_with('@') {
-                r.to_string()
-            } else {
-                format!("@{r}")
-            };
-            (e.rect.center(), format!(" ({named})"))
-        } else if p.selector.given() {
-            let e = self.element_for_selector(&ctx, &d, &p.selector).await?;
-            (
-                e.rect.center(),
-                format!(" ({})", crate::selector::short(&e)),
-            )
-        } else {
-            match (p.x, p.y) {
-                (Some(x), Some(y)) => {
-                    let at = Point::new(coord(x, "x")?, coord(y, "y")?);
-                    self.on_screen(&ctx, &d, at).await?;
-                    (at, String::new())
-                }
-                _ => {
-                    return Err(Failure(
-                        "Give either ref (from mobile_list_elements_on_screen), a selector (text, id or label), or both x and y"
-                            .into(),
-                    ));
-                }
-            }
-        };
+        let (aimed, lookup) = self.aim(&ctx, &d, &[&aim]).await?;
+        let (at, what) = (aimed[0].at, &aimed[0].what);
         self.run(&ctx, "tapping", d.tap(at)).await?;
         let first = format!("Tapped at ({}, {}){what}", at.x, at.y);
-        self.after_action(&ctx, &d, first, &p.after).await
+        self.after_action_seen(&ctx, &d, first, &p.after, lookup)
+            .await
     }
 
     #[tool(
         name = "mobile_double_tap_on_screen",
-        description = "Double-tap the screen at x,y in screen coordinates.",
+        description = "Double-tap an element (`ref`, or a selector: `text`, `id`, `label`, `match`) or x,y in screen coordinates.",
         annotations(
             title = "Double tap",
             read_only_hint = false,
@@ -80,17 +56,19 @@ impl MobileServer {
         Parameters(p): Parameters<PointParams>,
         ctx: RequestContext<RoleServer>,
     ) -> Outcome {
-        let at = Point::new(coord(p.x, "x")?, coord(p.y, "y")?);
+        let aim = p.target.required()?;
         let d = self.device(&ctx, &p.device).await?;
-        self.on_screen(&ctx, &d, at).await?;
+        let (aimed, lookup) = self.aim(&ctx, &d, &[&aim]).await?;
+        let (at, what) = (aimed[0].at, &aimed[0].what);
         self.run(&ctx, "double tapping", d.double_tap(at)).await?;
-        let first = format!("Double-tapped at ({}, {})", at.x, at.y);
-        self.after_action(&ctx, &d, first, &p.after).await
+        let first = format!("Double-tapped at ({}, {}){what}", at.x, at.y);
+        self.after_action_seen(&ctx, &d, first, &p.after, lookup)
+            .await
     }
 
     #[tool(
         name = "mobile_long_press_on_screen_at_coordinates",
-        description = "Press and hold at x,y in screen coordinates (default 500 ms).",
+        description = "Press and hold an element (`ref`, or a selector: `text`, `id`, `label`, `match`) or x,y in screen coordinates (default 500 ms).",
         annotations(
             title = "Long press",
             read_only_hint = false,
@@ -104,7 +82,7 @@ impl MobileServer {
         Parameters(p): Parameters<LongPressParams>,
         ctx: RequestContext<RoleServer>,
     ) -> Outcome {
-        let at = Point::new(coord(p.x, "x")?, coord(p.y, "y")?);
+        let aim = p.target.required()?;
         let ms = p.duration.unwrap_or(500.0);
         if !(1.0..=10_000.0).contains(&ms) {
             return Err(Failure(format!(
@@ -112,17 +90,19 @@ impl MobileServer {
             )));
         }
         let d = self.device(&ctx, &p.device).await?;
-        self.on_screen(&ctx, &d, at).await?;
+        let (aimed, lookup) = self.aim(&ctx, &d, &[&aim]).await?;
+        let (at, what) = (aimed[0].at, &aimed[0].what);
         let dur = Duration::from_millis(ms.round() as u64);
         self.run(&ctx, "long pressing", d.long_press(at, dur))
             .await?;
         let first = format!(
-            "Long-pressed at ({}, {}) for {} ms",
+            "Long-pressed at ({}, {}){what} for {} ms",
             at.x,
             at.y,
             dur.as_millis()
         );
-        self.after_action(&ctx, &d, first, &p.after).await
+        self.after_action_seen(&ctx, &d, first, &p.after, lookup)
+            .await
     }
 
     #[tool(
@@ -157,7 +137,7 @@ impl MobileServer {
 
     #[tool(
         name = "mobile_swipe_on_screen",
-        description = "Swipe in a direction (up, down, left, right), from the screen centre or from x,y, over `distance` (default 40% of the screen). Swipe up to scroll down a list. Kept inside the screen.",
+        description = "Swipe in a direction (up, down, left, right), from the screen centre, from x,y or from an element (`ref`, or a selector: `text`, `id`, `label`, `match`), over `distance` (default 40% of the screen). Swipe up to scroll down a list. Kept inside the screen.",
         annotations(
             title = "Swipe",
             read_only_hint = false,
@@ -171,20 +151,21 @@ impl MobileServer {
         Parameters(p): Parameters<SwipeParams>,
         ctx: RequestContext<RoleServer>,
     ) -> Outcome {
-        let origin = match (p.x, p.y) {
-            (Some(x), Some(y)) => Some(Point::new(coord(x, "x")?, coord(y, "y")?)),
-            (None, None) => None,
-            _ => {
-                return Err(Failure(
-                    "Give both x and y, or neither to swipe from the screen centre".into(),
-                ));
-            }
-        };
+        let aim = p.start.aim()?;
         let distance = match p.distance {
             Some(v) => Some(coord(v, "distance")?.max(1) as u32),
             None => None,
         };
         let d = self.device(&ctx, &p.device).await?;
+        // A point is kept inside the screen by `swipe_path`, so only an element is looked up.
+        let (origin, what, lookup) = match aim {
+            None => (None, String::new(), None),
+            Some(Aim::At(at)) => (Some(at), String::new(), None),
+            Some(aim) => {
+                let (aimed, lookup) = self.aim(&ctx, &d, &[&aim]).await?;
+                (Some(aimed[0].at), aimed[0].what.clone(), lookup)
+            }
+        };
         let screen = self
             .run(&ctx, "reading the screen size", d.screen_size())
             .await?;
@@ -197,7 +178,7 @@ impl MobileServer {
         )
         .await?;
         let first = format!(
-            "Swiped {} from ({}, {}) to ({}, {})",
+            "Swiped {} from ({}, {}){what} to ({}, {})",
             serde_json::to_value(p.direction)
                 .ok()
                 .and_then(|v| v.as_str().map(str::to_string))
@@ -207,7 +188,8 @@ impl MobileServer {
             to.x,
             to.y
         );
-        self.after_action(&ctx, &d, first, &p.after).await
+        self.after_action_seen(&ctx, &d, first, &p.after, lookup)
+            .await
     }
 
     #[tool(
@@ -242,7 +224,7 @@ impl MobileServer {
 
     #[tool(
         name = "mobile_drag_on_screen",
-        description = "Drag and drop: press and hold at `from`, move to `to` over `duration` ms (default 1000), release. Each end is an element ref (\"@e5\") or {x, y} in screen coordinates. Use it to reorder list rows, move items or sliders.",
+        description = "Drag and drop: press and hold at `from`, move to `to` over `duration` ms (default 1000), release. Each end is an element ref (\"@e5\"), {x, y} in screen coordinates, or {text | id | label, match} naming an element. Use it to reorder list rows, move items or sliders.",
         annotations(
             title = "Drag",
             read_only_hint = false,
@@ -262,29 +244,10 @@ impl MobileServer {
                 "duration must be 1 to 10000 milliseconds, got {ms}"
             )));
         }
+        let (from_aim, to_aim) = (p.from.aim()?, p.to.aim()?);
         let d = self.device(&ctx, &p.device).await?;
-        let needs_list = matches!(p.from, DragEnd::Ref(_)) || matches!(p.to, DragEnd::Ref(_));
-        let elements = if needs_list {
-            self.run(&ctx, "listing elements", d.list_elements())
-                .await?
-        } else {
-            Vec::new()
-        };
-        let mut ends = Vec::new();
-        for end in [&p.from, &p.to] {
-            ends.push(match end {
-                DragEnd::Ref(r) => {
-                    let e = self.resolve_ref(&d, &super::marked::with_at(r), &elements)?;
-                    (e.rect.center(), format!(" ({})", e.reference))
-                }
-                DragEnd::Point(pt) => {
-                    let at = Point::new(coord(pt.x, "x")?, coord(pt.y, "y")?);
-                    self.on_screen(&ctx, &d, at).await?;
-                    (at, String::new())
-                }
-            });
-        }
-        let ((from, fw), (to, tw)) = (ends[0].clone(), ends[1].clone());
+        let (aimed, lookup) = self.aim(&ctx, &d, &[&from_aim, &to_aim]).await?;
+        let (from, fw, to, tw) = (aimed[0].at, &aimed[0].what, aimed[1].at, &aimed[1].what);
         let dur = Duration::from_millis(ms.round() as u64);
         self.run(&ctx, "dragging", d.drag(from, to, dur)).await?;
         let first = format!(
@@ -295,7 +258,8 @@ impl MobileServer {
             to.y,
             dur.as_millis()
         );
-        self.after_action(&ctx, &d, first, &p.after).await
+        self.after_action_seen(&ctx, &d, first, &p.after, lookup)
+            .await
     }
 }
 
@@ -316,7 +280,7 @@ impl MobileServer {
     /// refusal is always confirmed with a fresh read. The size a device reports is its
     /// natural orientation's, so a point inside the screen either way up is accepted:
     /// no orientation read is needed.
-    async fn on_screen(
+    pub(super) async fn on_screen(
         &self,
         ctx: &RequestContext<RoleServer>,
         d: &Arc<dyn Device>,
@@ -358,13 +322,4 @@ impl MobileServer {
             at.x, at.y, s.width, s.height, s.height, s.width
         )))
     }
-}
-
-fn coord(v: f64, name: &str) -> Result<i32, Failure> {
-    if !(0.0..=100_000.0).contains(&v) {
-        return Err(Failure(format!(
-            "{name} must be between 0 and 100000 screen coordinates, got {v}"
-        )));
-    }
-    Ok(v.round() as i32)
 }

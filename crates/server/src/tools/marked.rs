@@ -74,7 +74,11 @@ impl MobileServer {
             scale: None,
             format: opts.format,
         };
-        let need_elements = annotate || matches!(clip, Some(ClipParam::Ref(_)));
+        let named = match &clip {
+            Some(c) => c.aim()?,
+            None => None,
+        };
+        let need_elements = annotate || named.is_some();
         let (shot, elements) = if need_elements {
             let (shot, elements) = tokio::join!(
                 self.run(ctx, "taking a screenshot", d.screenshot(&full)),
@@ -107,10 +111,11 @@ impl MobileServer {
         let wanted = match &clip {
             None => None,
             Some(ClipParam::Rect(r)) => Some((r.x, r.y, r.width, r.height)),
-            Some(ClipParam::Ref(r)) => {
-                // Bound to the observation it came from: found again where it is now.
-                let e =
-                    self.resolve_ref(d, &with_at(r), elements.as_deref().unwrap_or_default())?;
+            Some(ClipParam::Ref(_) | ClipParam::Select(_)) => {
+                // A ref is bound to the observation it came from: found again where it is
+                // now; a selector must name one element.
+                let aim = named.as_ref().expect("an element clip names an element");
+                let e = self.element_on(d, aim, elements.as_deref().unwrap_or_default(), None)?;
                 let b = e.rect;
                 Some((
                     f64::from(b.x),

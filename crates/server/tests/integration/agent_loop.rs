@@ -12,6 +12,8 @@ use virtual_phone::adb_server::PrivateAdbServer;
 use virtual_phone::living::scenario::{SHOP, living_state};
 use virtual_phone::state::InputEvent;
 
+mod targets;
+
 const DEADLINE: Duration = Duration::from_secs(240);
 
 struct Rig {
@@ -34,6 +36,18 @@ async fn rig() -> Rig {
         dev,
         _adb: s.adb,
     }
+}
+
+/// A rig whose Shop app was launched (and observed: the rows are in).
+async fn launched() -> Rig {
+    let r = rig().await;
+    r.mcp
+        .ok(
+            "mobile_launch_app",
+            json!({"device": r.dev, "packageName": SHOP}),
+        )
+        .await;
+    r
 }
 
 fn screen(phone: &PhoneHandle) -> String {
@@ -160,12 +174,7 @@ async fn a_spinner_is_reported_not_settled_within_the_bound() {
             phone,
             dev,
             _adb,
-        } = rig().await;
-        mcp.ok(
-            "mobile_launch_app",
-            json!({"device": dev, "packageName": SHOP}),
-        )
-        .await;
+        } = launched().await;
         let r = mcp
             .call(
                 "mobile_click_on_screen_at_coordinates",
@@ -260,12 +269,7 @@ async fn a_ref_taken_before_the_layout_moved_still_taps_its_element() {
             phone,
             dev,
             _adb,
-        } = rig().await;
-        mcp.ok(
-            "mobile_launch_app",
-            json!({"device": dev, "packageName": SHOP}),
-        )
-        .await;
+        } = launched().await;
         mcp.ok(
             "mobile_click_on_screen_at_coordinates",
             json!({"device": dev, "text": "Product 1"}),
@@ -331,12 +335,7 @@ async fn selectors_find_refuse_ambiguity_and_suggest_near_misses() {
             phone,
             dev,
             _adb,
-        } = rig().await;
-        mcp.ok(
-            "mobile_launch_app",
-            json!({"device": dev, "packageName": SHOP}),
-        )
-        .await;
+        } = launched().await;
         phone.update_state(|s| s.input_events.clear());
 
         let r = mcp

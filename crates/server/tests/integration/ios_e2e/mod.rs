@@ -31,6 +31,7 @@ use virtual_phone::adb_server::PrivateAdbServer;
 use virtual_phone::{PhoneConfig, PhoneHandle, VirtualPhone};
 
 mod profiles;
+mod settle;
 mod suite;
 
 /// `1` runs the suite against a Mac's real simulators.
