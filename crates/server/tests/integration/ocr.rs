@@ -375,6 +375,29 @@ async fn android_screens_read_back_their_element_labels() {
         assert_eq!(phone.state().focused_text().as_deref(), Some("Groceries"));
         shot("android-notes-editor").await;
 
+        // An alert dialog over the dimmed settings screen; its buttons dismiss it.
+        mcp.ok(
+            "mobile_launch_app",
+            json!({"device": dev, "packageName": "com.example.notes"}),
+        )
+        .await;
+        tap(&mcp, &dev, "Settings").await;
+        tap(&mcp, &dev, "Delete all notes").await;
+        assert_eq!(
+            phone.state().dialog().map(|d| d.title.as_str()),
+            Some("Delete all notes?")
+        );
+        shot("android-notes-dialog").await;
+        tap(&mcp, &dev, "Cancel").await;
+        assert!(
+            phone.state().dialog().is_none(),
+            "Cancel dismissed the dialog"
+        );
+        assert_eq!(
+            phone.state().foreground().map(|f| f.screen.as_str()),
+            Some("settings")
+        );
+
         mcp.ok(
             "mobile_launch_app",
             json!({"device": dev, "packageName": "com.alibaba.qwen"}),

@@ -10,6 +10,10 @@ use std::collections::{BTreeMap, BTreeSet};
 use serde::{Deserialize, Serialize};
 
 mod actions;
+mod dialog;
+
+pub use dialog::Dialog;
+pub(crate) use dialog::{BUTTON_SP, MESSAGE_SP, TITLE_SP, window as dialog_window, wrap};
 
 /// The launcher (home screen) package.
 pub const LAUNCHER_PACKAGE: &str = "com.android.launcher3";
@@ -84,6 +88,19 @@ pub enum Action {
         to: String,
         /// Put before the submitted text.
         prefix: String,
+    },
+    /// Show an alert dialog over the screen ([`Dialog`]); its buttons dismiss it.
+    ShowDialog {
+        /// The dialog.
+        dialog: Dialog,
+    },
+    /// Remove the elements with any of these resource ids from screen `screen` of the same
+    /// app (what a "delete" confirms).
+    Remove {
+        /// The screen to remove them from.
+        screen: String,
+        /// The resource ids of the elements removed.
+        ids: Vec<String>,
     },
 }
 
@@ -242,6 +259,9 @@ pub struct Frame {
     /// How far the screen's list is scrolled, in pixels.
     #[serde(default)]
     pub scroll: i32,
+    /// The alert dialog the activity shows over its screen, if any.
+    #[serde(default)]
+    pub dialog: Option<Dialog>,
 }
 
 /// A file on the phone's storage.
@@ -507,6 +527,7 @@ pub(crate) fn launcher_frame() -> Frame {
         focused: None,
         task: 1,
         scroll: 0,
+        dialog: None,
     }
 }
 
