@@ -4,10 +4,13 @@
 //! titles, search fields, table cells, buttons, text, switches) on white, and the home
 //! indicator. Text is drawn with `mobile_screenshot::text` (Roboto stands in for San
 //! Francisco, which may not be embedded), so the labels idb lists can be read off the picture.
+//! While a text field has the focus the software keyboard covers the bottom of the screen
+//! (light appearance: grey panel, white letter keys, darker special keys; `keyboard`).
 
 use image::{Rgba, RgbaImage};
 use mobile_screenshot::text::{self, Style};
 
+use super::keyboard;
 use super::state::{Simulator, UiElement};
 
 type Rgb = [u8; 3];
@@ -345,6 +348,9 @@ pub(crate) fn png(sim: &Simulator) -> Vec<u8> {
             heading(&mut c, e, below);
         }
     }
+    if sim.keyboard_shown() {
+        keyboard(&mut c, (w, h));
+    }
     let fg = if on_home { WHITE } else { LABEL };
     status_bar(&mut c, wf, fg);
     c.round_rect((wf / 2.0 - 67.0, hf - 13.0, 134.0, 5.0), 2.5, fg);
@@ -360,4 +366,97 @@ pub(crate) fn png(sim: &Simulator) -> Vec<u8> {
         .to_rgb8()
         .write_to(&mut out, image::ImageFormat::Png);
     out.into_inner()
+}
+
+/// The software keyboard at the bottom of a `(w, h)`-point screen: the predictive bar, the
+/// QWERTY rows of [`keyboard::ROWS`], and the globe and dictation keys under them.
+fn keyboard(c: &mut Canvas, (w, h): (u32, u32)) {
+    const PANEL: Rgb = [209, 212, 217];
+    const SPECIAL: Rgb = [171, 177, 186];
+    const SHADOW: Rgb = [137, 139, 143];
+    let (wf, hf) = (f64::from(w), f64::from(h));
+    let top = hf - keyboard::height((w, h));
+    c.fill((0.0, top, wf, hf - top), PANEL);
+    // The predictive bar: three suggestion slots split by hairlines.
+    for i in 1..3 {
+        c.fill(
+            (wf * f64::from(i) / 3.0, top + 12.0, 0.5, 20.0),
+            [172, 176, 184],
+        );
+    }
+    let (margin, gap, key_h, pitch) = (3.0, 6.0, 42.0, 54.0);
+    let unit = (wf - 2.0 * margin - 9.0 * gap) / 10.0;
+    let letter = c.style(22.0, LABEL);
+    let small = c.style(16.0, LABEL);
+    for (ri, keys) in keyboard::ROWS.iter().enumerate() {
+        let y = top + 50.0 + pitch * ri as f64;
+        let widths: Vec<f64> = keys
+            .iter()
+            .map(|k| match *k {
+                "[shift]" | "[delete]" => unit * 1.25,
+                "123" | "[emoji]" => unit * 1.25,
+                "return" => unit * 2.6,
+                "space" => 0.0,
+                _ => unit,
+            })
+            .collect();
+        let fixed: f64 = widths.iter().sum::<f64>() + gap * (keys.len() - 1) as f64;
+        let space = (wf - 2.0 * margin - fixed).max(unit);
+        let spread = keys.iter().any(|k| k.starts_with('[') || *k == "space");
+        let mut x = if spread { margin } else { (wf - fixed) / 2.0 };
+        for (k, kw) in keys.iter().zip(widths) {
+            let kw = if *k == "space" { space } else { kw };
+            // Shift and delete sit at the row's ends, the letters centred between them.
+            if *k == "[delete]" {
+                x = wf - margin - kw;
+            } else if ri == 2 && *k == "z" {
+                x = (wf - (7.0 * unit + 6.0 * gap)) / 2.0;
+            }
+            let special = k.starts_with('[') || matches!(*k, "123" | "return");
+            let bg = if special && *k != "[emoji]" {
+                SPECIAL
+            } else {
+                WHITE
+            };
+            c.round_rect((x, y + 1.0, kw, key_h), 5.0, SHADOW);
+            c.round_rect((x, y, kw, key_h), 5.0, bg);
+            let frame = (x, y, kw, key_h);
+            match *k {
+                "[shift]" => {
+                    // An upward arrow: a stepped head and a stem.
+                    let cx = x + kw / 2.0;
+                    for i in 0..8 {
+                        let half = 1.0 + f64::from(i);
+                        c.fill((cx - half, y + 12.0 + f64::from(i), 2.0 * half, 1.0), LABEL);
+                    }
+                    c.fill((cx - 3.5, y + 20.0, 7.0, 9.0), LABEL);
+                }
+                "[delete]" => {
+                    let (cx, cy) = (x + kw / 2.0, y + key_h / 2.0);
+                    c.round_rect((cx - 11.0, cy - 8.0, 22.0, 16.0), 3.0, LABEL);
+                    let cross = c.style(14.0, SPECIAL).medium();
+                    c.text_in((cx - 11.0, cy - 8.0, 22.0, 16.0), &cross, true, "×");
+                }
+                "[emoji]" => {
+                    let (cx, cy) = (x + kw / 2.0, y + key_h / 2.0);
+                    c.round_rect((cx - 11.0, cy - 11.0, 22.0, 22.0), 11.0, LABEL);
+                    c.round_rect((cx - 9.5, cy - 9.5, 19.0, 19.0), 9.5, WHITE);
+                    c.fill((cx - 5.0, cy - 4.0, 2.0, 3.0), LABEL);
+                    c.fill((cx + 3.0, cy - 4.0, 2.0, 3.0), LABEL);
+                    c.fill((cx - 5.0, cy + 3.0, 10.0, 1.5), LABEL);
+                }
+                "123" | "space" | "return" => c.text_in(frame, &small, true, k),
+                _ => c.text_in(frame, &letter, true, k),
+            }
+            x += kw + gap;
+        }
+    }
+    // Under the keys: the globe and the dictation microphone.
+    let row = top + 50.0 + pitch * 4.0 + 8.0;
+    c.round_rect((24.0, row, 26.0, 26.0), 13.0, [95, 99, 104]);
+    c.round_rect((27.0, row + 3.0, 20.0, 20.0), 10.0, PANEL);
+    c.fill((36.0, row + 3.0, 2.0, 20.0), [95, 99, 104]);
+    c.fill((27.0, row + 12.0, 20.0, 2.0), [95, 99, 104]);
+    c.round_rect((wf - 44.0, row, 12.0, 20.0), 6.0, [95, 99, 104]);
+    c.fill((wf - 39.0, row + 20.0, 2.0, 5.0), [95, 99, 104]);
 }

@@ -271,6 +271,56 @@ async fn read_back(mcp: &McpChild, device: &str, screen: &str, tmp: &Path) -> (f
     (share, missed)
 }
 
+/// The share of the 26 letter keys OCR must read off the iOS keyboard.
+const KEYBOARD_SHARE: f64 = 0.80;
+
+/// Reads the bottom of the screenshot, where the software keyboard is, as black text on
+/// white (the key caps and the panel fall to white), and returns the share of the letters
+/// a–z read there and the letters missed; the `space` and `return` keys must read too.
+async fn keyboard_keys(mcp: &McpChild, device: &str, tmp: &Path) -> (f64, Vec<char>) {
+    let r = mcp
+        .call("mobile_take_screenshot", json!({"device": device}))
+        .await;
+    let img = r
+        .content
+        .iter()
+        .find_map(|c| match c {
+            ContentBlock::Image(i) => Some(i.data.clone()),
+            _ => None,
+        })
+        .unwrap_or_else(|| panic!("no image in {}", text_of(&r)));
+    let jpeg = base64::engine::general_purpose::STANDARD
+        .decode(img)
+        .unwrap();
+    let gray = image::load_from_memory(&jpeg).unwrap().to_luma8();
+    let (w, h) = gray.dimensions();
+    // The keyboard covers a good third of a phone's height; its key rows are in the
+    // lower part of that.
+    let top = h * 66 / 100;
+    let mut part = image::imageops::crop_imm(&gray, 0, top, w, h - top).to_image();
+    for p in part.pixels_mut() {
+        p.0[0] = if p.0[0] < 128 { 0 } else { 255 };
+    }
+    let big = image::imageops::resize(
+        &part,
+        part.width() * 3,
+        part.height() * 3,
+        image::imageops::FilterType::CatmullRom,
+    );
+    let png = tmp.join("ios-keyboard.png");
+    big.save(&png).unwrap();
+    let text = tesseract(&png, "6").await.to_ascii_lowercase();
+    println!("ios keyboard read as {text:?}");
+    let read = words(&text);
+    for key in ["space", "return"] {
+        assert!(read.iter().any(|w| w == key), "no {key} key in {text:?}");
+    }
+    // The letters of the key caps, not of the words on the wide keys.
+    let letters = text.replace("space", " ").replace("return", " ");
+    let missed: Vec<char> = ('a'..='z').filter(|c| !letters.contains(*c)).collect();
+    (1.0 - missed.len() as f64 / 26.0, missed)
+}
+
 /// The centre of the first listed element whose text or label is `label`.
 async fn center_of(mcp: &McpChild, device: &str, label: &str) -> (f64, f64) {
     let r = mcp
@@ -479,6 +529,12 @@ async fn ios_screens_read_back_their_element_labels() {
         )
         .await;
         shot("ios-qwen").await;
+        // The software keyboard is up under the focused field: its key labels read back.
+        let (share, missed) = keyboard_keys(&mcp, dev, dir.path()).await;
+        assert!(
+            share >= KEYBOARD_SHARE,
+            "the keyboard's letters read back: {share:.2}, missed {missed:?}"
+        );
 
         check(&results);
     })
