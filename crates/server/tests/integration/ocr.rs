@@ -271,6 +271,70 @@ async fn read_back(mcp: &McpChild, device: &str, screen: &str, tmp: &Path) -> (f
     (share, missed)
 }
 
+/// Reads `want` (Han characters) off the home-screen label of the icon labelled `label`
+/// with tesseract's Simplified Chinese model (Debian's `tesseract-ocr-chi-sim`); says so
+/// and checks nothing when that model is not installed (the glyphs' pixels are checked by
+/// `mobile_screenshot::text`'s unit tests either way).
+async fn cjk_label(mcp: &McpChild, device: &str, label: &str, want: &str, tmp: &Path) {
+    let langs = tokio::process::Command::new("tesseract")
+        .arg("--list-langs")
+        .output()
+        .await
+        .map(|o| String::from_utf8_lossy(&o.stdout).into_owned())
+        .unwrap_or_default();
+    if !langs.lines().any(|l| l.trim() == "chi_sim") {
+        println!("tesseract has no chi_sim model (tesseract-ocr-chi-sim): CJK label not read");
+        return;
+    }
+    let (cx, cy) = center_of(mcp, device, label).await;
+    let r = mcp
+        .call("mobile_get_screen_size", json!({"device": device}))
+        .await;
+    let size = r.structured_content.clone().unwrap_or_default();
+    let r = mcp
+        .call("mobile_take_screenshot", json!({"device": device}))
+        .await;
+    let img = r
+        .content
+        .iter()
+        .find_map(|c| match c {
+            ContentBlock::Image(i) => Some(i.data.clone()),
+            _ => None,
+        })
+        .unwrap();
+    let jpeg = base64::engine::general_purpose::STANDARD
+        .decode(img)
+        .unwrap();
+    let gray = image::load_from_memory(&jpeg).unwrap().to_luma8();
+    let k = f64::from(gray.width()) / size["width"].as_f64().unwrap();
+    // The label is under the icon: from the icon's lower edge down, across its column.
+    let (x0, y0) = (((cx - 45.0) * k).max(0.0) as u32, ((cy + 30.0) * k) as u32);
+    let (w, h) = ((90.0 * k) as u32, (60.0 * k) as u32);
+    let part = image::imageops::crop_imm(&gray, x0, y0, w, h).to_image();
+    let part = dark_on_light(part);
+    let big = image::imageops::resize(&part, w * 4, h * 4, image::imageops::FilterType::CatmullRom);
+    let png = tmp.join("ios-cjk-label.png");
+    big.save(&png).unwrap();
+    let run = tokio::process::Command::new("tesseract")
+        .arg(&png)
+        .args(["stdout", "-l", "chi_sim", "--psm", "6"])
+        .kill_on_drop(true)
+        .output();
+    let out = tokio::time::timeout(OCR_DEADLINE, run)
+        .await
+        .unwrap()
+        .unwrap();
+    let text: String = String::from_utf8_lossy(&out.stdout)
+        .chars()
+        .filter(|c| !c.is_whitespace())
+        .collect();
+    println!("CJK label read as {text:?}");
+    assert!(
+        text.contains(want),
+        "{want} not read off the label: {text:?}"
+    );
+}
+
 /// The share of the 26 letter keys OCR must read off the iOS keyboard.
 const KEYBOARD_SHARE: f64 = 0.80;
 
@@ -501,6 +565,8 @@ async fn ios_screens_read_back_their_element_labels() {
 
         assert_eq!(sim().foreground, None, "the home screen shows");
         shot("ios-home").await;
+        // The app named in CJK: its label's Han characters are glyphs, not empty boxes.
+        cjk_label(&mcp, dev, fake_xcode::NOTES_NAME, "示例", dir.path()).await;
 
         mcp.ok(
             "mobile_launch_app",
