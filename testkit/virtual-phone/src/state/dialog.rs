@@ -4,9 +4,9 @@
 //!
 //! The view tree follows AOSP's `core/res/res/layout/alert_dialog_material.xml` with its
 //! `alert_dialog_title_material.xml` and `alert_dialog_button_bar_material.xml` (the sources
-//! are in `fixtures/SOURCES.md`): `parentPanel` > `topPanel` > `title_template` >
-//! `alertTitle`; `contentPanel` > `scrollView` > a `LinearLayout` > `message`; `buttonPanel`
-//! > the button bar > `button2` (negative) and `button1` (positive). Views the dialog hides
+//! are in `fixtures/SOURCES.md`): `parentPanel` › `topPanel` › `title_template` ›
+//! `alertTitle`; `contentPanel` › `scrollView` › a `LinearLayout` › `message`; `buttonPanel`
+//! › the button bar › `button2` (negative) and `button1` (positive). Views the dialog hides
 //! (the icon without a drawable, `customPanel` without a custom view, the neutral `button3`
 //! and the spacers) are not visible to accessibility and are not dumped. The dialog's window
 //! is the active window, which is the one `uiautomator dump` reports
