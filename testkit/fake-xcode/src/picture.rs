@@ -5,7 +5,8 @@
 //! indicator. Text is drawn with `mobile_screenshot::text` (Roboto stands in for San
 //! Francisco, which may not be embedded), so the labels idb lists can be read off the picture.
 //! While a text field has the focus the software keyboard covers the bottom of the screen
-//! (light appearance: grey panel, white letter keys, darker special keys; `keyboard`).
+//! (light appearance: grey panel, white letter keys, darker special keys; `keyboard`), and
+//! a system alert is a card over the dimmed screen (`alert_box`).
 
 use image::{Rgba, RgbaImage};
 use mobile_screenshot::text::{self, Style};
@@ -136,7 +137,7 @@ fn wrap(style: &Style, s: &str, max: f32, lines: usize) -> Vec<String> {
     out
 }
 
-fn home(c: &mut Canvas, sim: &Simulator) {
+fn home(c: &mut Canvas, visible: &[UiElement]) {
     let (w, h) = (c.img.width(), c.img.height());
     for y in 0..h {
         let k = f64::from(y) / f64::from(h.max(1));
@@ -146,7 +147,7 @@ fn home(c: &mut Canvas, sim: &Simulator) {
                 .put_pixel(x, y, Rgba([row[0] as u8, row[1] as u8, row[2] as u8, 255]));
         }
     }
-    for e in sim.visible() {
+    for e in visible {
         if e.kind == "Slider" {
             // The page control: since iOS 17 a translucent pill that reads "Search".
             c.round_rect(
@@ -330,10 +331,15 @@ pub(crate) fn png(sim: &Simulator) -> Vec<u8> {
     };
     let (wf, hf) = (f64::from(w), f64::from(h));
     let on_home = sim.foreground.is_none();
+    // A system alert's elements come last in what is visible; they are drawn over the rest.
+    let mut visible = sim.visible();
+    let alert = sim.alert.as_ref().map(|a| {
+        let n = super::screen::alert_elements(&a.title, sim.points()).len();
+        visible.split_off(visible.len().saturating_sub(n))
+    });
     if on_home {
-        home(&mut c, sim);
+        home(&mut c, &visible);
     } else {
-        let visible = sim.visible();
         // Large titles last: the fake's frames let a search field overlap the title's frame,
         // and the title sits just above what overlaps it, as iOS draws it.
         for e in visible.iter().filter(|e| e.kind != "Heading") {
@@ -354,6 +360,9 @@ pub(crate) fn png(sim: &Simulator) -> Vec<u8> {
     let fg = if on_home { WHITE } else { LABEL };
     status_bar(&mut c, wf, fg);
     c.round_rect((wf / 2.0 - 67.0, hf - 13.0, 134.0, 5.0), 2.5, fg);
+    if let Some(alert) = alert {
+        alert_box(&mut c, &alert);
+    }
     // A capture that keeps the portrait framebuffer while the interface is turned
     // (`Simulator::capture_points`) holds the turned picture on its side.
     let img = if sim.capture_points() == (w, h) {
@@ -459,4 +468,93 @@ fn keyboard(c: &mut Canvas, (w, h): (u32, u32)) {
     c.fill((27.0, row + 12.0, 20.0, 2.0), [95, 99, 104]);
     c.round_rect((wf - 44.0, row, 12.0, 20.0), 6.0, [95, 99, 104]);
     c.fill((wf - 39.0, row + 20.0, 2.0, 5.0), [95, 99, 104]);
+}
+
+/// A system alert over the screen: the screen dimmed, then a 270-point card with the title
+/// (the first element) and a row of buttons (the others) split by hairlines, at the frames
+/// idb lists for them.
+fn alert_box(c: &mut Canvas, alert: &[UiElement]) {
+    for p in c.img.pixels_mut() {
+        for v in &mut p.0[..3] {
+            *v = (f64::from(*v) * 0.8).round() as u8;
+        }
+    }
+    let Some(title) = alert.first() else {
+        return;
+    };
+    let bottom = alert
+        .iter()
+        .map(|e| e.y + e.height)
+        .fold(title.y + title.height, f64::max);
+    let right = alert
+        .iter()
+        .map(|e| e.x + e.width)
+        .fold(title.x + title.width, f64::max);
+    let card = (title.x, title.y, right - title.x, bottom - title.y);
+    c.round_rect(card, 14.0, [238, 238, 240]);
+    let label = title.label.clone().unwrap_or_default();
+    let style = c.style(17.0, LABEL).medium();
+    c.text_in(
+        (title.x + 16.0, title.y, title.width - 32.0, title.height),
+        &style,
+        true,
+        &label,
+    );
+    let hairline: Rgb = [200, 200, 204];
+    for (i, b) in alert.iter().skip(1).enumerate() {
+        c.fill((b.x, b.y - 0.5, b.width, 0.5), hairline);
+        if i > 0 {
+            c.fill((b.x - 0.25, b.y, 0.5, b.height), hairline);
+        }
+        let label = b.label.clone().unwrap_or_default();
+        let style = c.style(17.0, TINT);
+        let style = if i == 0 { style.medium() } else { style };
+        c.text_in((b.x, b.y, b.width, b.height), &style, true, &label);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::{BOOTED_UDID, default_state, run_xcrun};
+
+    #[test]
+    fn a_system_alert_is_a_card_over_the_dimmed_screen() {
+        let mut state = default_state();
+        let before = super::png(&state.simulators[0]);
+        let argv: Vec<String> = ["simctl", "openurl", BOOTED_UDID, "qwen://chat"]
+            .map(String::from)
+            .to_vec();
+        assert_eq!(run_xcrun(&mut state, &argv, b"").code, 0);
+        let sim = &state.simulators[0];
+        assert!(sim.alert.is_some());
+        let after = super::png(sim);
+        let rgb = |png: &[u8]| image::load_from_memory(png).unwrap().to_rgb8();
+        let (before, after) = (rgb(&before), rgb(&after));
+        let scale = sim.scale;
+        let es = sim.visible();
+        let title = es
+            .iter()
+            .find(|e| e.label.as_deref() == Some("Open in “Qwen”?"))
+            .unwrap();
+        // Inside the card, past its rounded corner and left of the title: the card colour.
+        let (x, y) = (
+            (title.x + 20.0) as u32 * scale,
+            (title.y + 20.0) as u32 * scale,
+        );
+        assert_eq!(after.get_pixel(x, y).0, [238, 238, 240]);
+        // Far from it: the home screen, dimmed.
+        let (was, now) = (before.get_pixel(5, 300).0, after.get_pixel(5, 300).0);
+        assert!(
+            now.iter().zip(was).all(|(n, w)| *n < w),
+            "{was:?} → {now:?}"
+        );
+        // The alert's elements are not drawn as home-screen icons: no icon colour where the
+        // Open button is.
+        let open = es
+            .iter()
+            .find(|e| e.label.as_deref() == Some("Open"))
+            .unwrap();
+        let p = after.get_pixel((open.x + 4.0) as u32 * scale, (open.y + 4.0) as u32 * scale);
+        assert_eq!(p.0, [238, 238, 240], "the button is on the card");
+    }
 }

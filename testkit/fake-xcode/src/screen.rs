@@ -215,7 +215,7 @@ fn clear_focus(es: &mut [UiElement]) {
 }
 
 /// The "Open in “App”?" confirmation: a title and two buttons, centred.
-fn alert_elements(title: &str, (w, h): (u32, u32)) -> Vec<UiElement> {
+pub(crate) fn alert_elements(title: &str, (w, h): (u32, u32)) -> Vec<UiElement> {
     let (x, y) = (w as f64 / 2.0 - 135.0, h as f64 / 2.0 - 60.0);
     let mut cancel = UiElement::new("Button", "Cancel", (x, y + 76.0, 135.0, 44.0));
     cancel.on_tap = Some("alert:cancel".into());

@@ -17,7 +17,10 @@
 //!   one block (psm 6), since tesseract's layout analysis passes over text on filled
 //!   buttons and bars. A word is read back when either reading has it.
 //! - Each screen must read back at least [`MIN_SHARE`] of its visible labels' words; the
-//!   per-screen shares are printed.
+//!   per-screen shares are printed. The screens include an Android alert dialog over a
+//!   dimmed screen and an iOS system alert; on iOS the software keyboard's letter keys
+//!   must read back too ([`KEYBOARD_SHARE`]), and a CJK app name is read with the `chi_sim`
+//!   model where it is installed.
 
 use std::collections::BTreeSet;
 use std::path::Path;
@@ -548,7 +551,12 @@ async fn ios_screens_read_back_their_element_labels() {
             ("PATH".to_string(), "/nonexistent".to_string()),
             ("ANDROID_HOME".to_string(), "/nonexistent".to_string()),
         ];
-        let mcp = McpChild::spawn(crate::SERVER, &["--adb-server", "127.0.0.1:1"], &env).await;
+        let mcp = McpChild::spawn(
+            crate::SERVER,
+            &["--adb-server", "127.0.0.1:1", "--allow-url-scheme", "qwen"],
+            &env,
+        )
+        .await;
         let dev = fake_xcode::BOOTED_UDID;
         let sim = || {
             fake_xcode::read_state(&state)
@@ -601,6 +609,30 @@ async fn ios_screens_read_back_their_element_labels() {
             share >= KEYBOARD_SHARE,
             "the keyboard's letters read back: {share:.2}, missed {missed:?}"
         );
+
+        // A system alert over the dimmed home screen: iOS asks before a custom scheme opens
+        // its app; Cancel dismisses it.
+        mcp.ok(
+            "mobile_press_button",
+            json!({"device": dev, "button": "HOME"}),
+        )
+        .await;
+        // The server says the URL waits behind the confirmation (an error result).
+        let r = mcp
+            .call(
+                "mobile_open_url",
+                json!({"device": dev, "url": "qwen://chat"}),
+            )
+            .await;
+        assert!(text_of(&r).contains("Open in “Qwen”?"), "{}", text_of(&r));
+        assert_eq!(
+            sim().alert.map(|a| a.title),
+            Some("Open in “Qwen”?".to_string())
+        );
+        shot("ios-alert").await;
+        tap(&mcp, dev, "Cancel").await;
+        assert!(sim().alert.is_none(), "Cancel dismissed the alert");
+        assert_eq!(sim().foreground, None, "the app did not open");
 
         check(&results);
     })
