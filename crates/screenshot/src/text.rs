@@ -5,7 +5,9 @@
 //! Google Inc., under the Apache License 2.0, which allows embedding it in a program; the
 //! files, their licence text and where they came from are in `crates/screenshot/fonts/`.
 //! Roboto is what Android itself draws its UI with, so a screen drawn with it reads as a
-//! phone's screen to a person and to a vision model.
+//! phone's screen to a person and to a vision model. Characters Roboto lacks (CJK) come,
+//! glyph by glyph, from a small subset of Droid Sans Fallback (Apache-2.0 too, Android's
+//! CJK font before Noto; its characters and origin are in the same folder's README).
 //!
 //! The rasterizer is `ab_glyph`: pure Rust (no system libraries, no C build), maintained,
 //! and the rasterizer that `imageproc` and `glyph_brush` build on. It gives kerning and
@@ -35,6 +37,7 @@ use ab_glyph::{Font, FontRef, PxScale, ScaleFont, point};
 
 static REGULAR_TTF: &[u8] = include_bytes!("../fonts/Roboto-Regular.ttf");
 static MEDIUM_TTF: &[u8] = include_bytes!("../fonts/Roboto-Medium.ttf");
+static FALLBACK_TTF: &[u8] = include_bytes!("../fonts/DroidSansFallback-subset.ttf");
 
 /// Which of the embedded faces to draw with.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -87,6 +90,49 @@ fn font(weight: Weight) -> &'static FontRef<'static> {
     cell.get_or_init(|| FontRef::try_from_slice(bytes).expect("the embedded Roboto parses"))
 }
 
+/// The CJK fallback (a subset of Droid Sans Fallback, one weight), for characters Roboto
+/// lacks.
+fn fallback() -> &'static FontRef<'static> {
+    static FALLBACK: OnceLock<FontRef<'static>> = OnceLock::new();
+    FALLBACK.get_or_init(|| {
+        FontRef::try_from_slice(FALLBACK_TTF).expect("the embedded Droid Sans Fallback parses")
+    })
+}
+
+/// Lays out one line of `text` with `style` from a caret at 0: calls `each` with every
+/// glyph's font, scale, id and caret position, and returns the advance width. A character
+/// Roboto has no glyph for (nor a look-alike) comes from the fallback font when that has
+/// it, else it is Roboto's empty box; kerning applies between glyphs of the same font.
+fn lay_out(
+    style: &Style,
+    text: &str,
+    mut each: impl FnMut(&'static FontRef<'static>, PxScale, ab_glyph::GlyphId, f32),
+) -> f32 {
+    let main = font(style.weight);
+    let main_scaled = main.as_scaled(scale(main, style.px));
+    let mut caret = 0.0;
+    let mut prev: Option<(bool, ab_glyph::GlyphId)> = None;
+    for c in text.chars() {
+        let mut id = glyph(&main_scaled, c);
+        let mut from_main = true;
+        if id.0 == 0 && fallback().glyph_id(c).0 != 0 {
+            id = fallback().glyph_id(c);
+            from_main = false;
+        }
+        let f = if from_main { main } else { fallback() };
+        let scaled = f.as_scaled(scale(f, style.px));
+        if let Some((was_main, p)) = prev
+            && was_main == from_main
+        {
+            caret += scaled.kern(p, id);
+        }
+        each(f, scaled.scale(), id, caret);
+        caret += scaled.h_advance(id);
+        prev = Some((from_main, id));
+    }
+    caret
+}
+
 /// ab_glyph's scale is the ascent-to-descent height; `px` is the em size.
 fn scale(font: &FontRef<'_>, px: f32) -> PxScale {
     let units_per_em = font.units_per_em().unwrap_or(1000.0);
@@ -128,19 +174,7 @@ pub fn text_width(px: f32, text: &str) -> f32 {
 
 /// Advance width of `text` drawn with `style`, in pixels.
 pub fn measure(style: &Style, text: &str) -> f32 {
-    let f = font(style.weight);
-    let s = f.as_scaled(scale(f, style.px));
-    let mut width = 0.0;
-    let mut prev = None;
-    for c in text.chars() {
-        let id = glyph(&s, c);
-        if let Some(p) = prev {
-            width += s.kern(p, id);
-        }
-        width += s.h_advance(id);
-        prev = Some(id);
-    }
-    width
+    lay_out(style, text, |_, _, _, _| {})
 }
 
 /// The longest prefix of `text` (ending at a character boundary) whose width with `style`,
@@ -188,21 +222,12 @@ pub fn draw_styled(
     style: &Style,
     text: &str,
 ) -> f32 {
-    let f = font(style.weight);
-    let s = f.as_scaled(scale(f, style.px));
-    let baseline = y as f32 + s.ascent();
-    let mut caret = x as f32;
-    let mut prev = None;
-    for c in text.chars() {
-        let id = glyph(&s, c);
-        if let Some(p) = prev {
-            caret += s.kern(p, id);
-        }
-        let glyph = id.with_scale_and_position(s.scale(), point(caret, baseline));
-        caret += s.h_advance(id);
-        prev = Some(id);
+    let main = font(style.weight);
+    let baseline = y as f32 + main.as_scaled(scale(main, style.px)).ascent();
+    lay_out(style, text, |f, scale, id, caret| {
+        let glyph = id.with_scale_and_position(scale, point(x as f32 + caret, baseline));
         let Some(outline) = f.outline_glyph(glyph) else {
-            continue; // a space, or a character the font lacks a drawing for
+            return; // a space, or a character the font lacks a drawing for
         };
         let bounds = outline.px_bounds();
         let (left, top) = (bounds.min.x as i64, bounds.min.y as i64);
@@ -216,8 +241,7 @@ pub fn draw_styled(
                 blend(pixel, style.color, coverage);
             }
         });
-    }
-    caret - x as f32
+    })
 }
 
 /// [`draw_styled`] onto an `image::RgbaImage`.
@@ -385,6 +409,39 @@ mod tests {
         }
         let ratio = text_width(16.0, "Wi\u{2011}Fi") / text_width(16.0, "Wi-Fi");
         assert!((0.9..1.1).contains(&ratio), "{ratio}");
+    }
+
+    /// The ink of `text` drawn alone at 40 px, as a black-and-white mask.
+    fn mask(text: &str) -> Vec<bool> {
+        let (w, h) = (120u32, 60u32);
+        let mut rgba = white(w, h);
+        draw_text(&mut rgba, w, h, 4, 4, 40.0, BLACK, text);
+        rgba.chunks(4).map(|p| p[0] < 128).collect()
+    }
+
+    #[test]
+    fn cjk_comes_from_the_fallback_glyph_by_glyph() {
+        // Roboto has no Han glyph: without the fallback these would be its empty box.
+        for c in "示例世界你好日本語".chars() {
+            assert_eq!(font(Weight::Regular).glyph_id(c).0, 0, "{c}");
+            assert_ne!(fallback().glyph_id(c).0, 0, "{c}");
+        }
+        // U+E000 is in neither font: it draws Roboto's .notdef box.
+        let notdef = mask("\u{e000}");
+        assert!(notdef.iter().any(|&p| p), "the box is drawn");
+        let shi = mask("示");
+        let li = mask("例");
+        assert!(shi.iter().filter(|&&p| p).count() > 30);
+        assert_ne!(shi, notdef, "示 is a glyph, not the box");
+        assert_ne!(li, notdef, "例 is a glyph, not the box");
+        assert_ne!(shi, li);
+        // A Han character is one em wide; Latin around it still comes from Roboto.
+        let em = text_width(40.0, "示");
+        assert!((em - 40.0).abs() < 2.0, "{em}");
+        assert!(
+            (text_width(40.0, "a示b") - (text_width(40.0, "ab") + em)).abs() < 2.0,
+            "mixed text adds up"
+        );
     }
 
     #[test]

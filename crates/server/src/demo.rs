@@ -27,11 +27,59 @@ pub(crate) fn start(registry: &mut DeviceRegistry) -> anyhow::Result<Demo> {
         AdbFrontEnd::start(&phone).context("could not start the demo phone's adb server")?;
     tracing::info!(adb_server = %front_end.addr(), serial = %phone.serial(), "demo: virtual Android phone started");
     let config = AndroidConfig::only_server(front_end.addr());
-    registry.register(Arc::new(AndroidBackend::new(config)));
+    registry.register(Arc::new(DemoBackend {
+        inner: AndroidBackend::new(config),
+        serial: phone.serial(),
+    }));
     Ok(Demo {
         _front_end: front_end,
         _phone: phone,
     })
+}
+
+/// The Android backend of the demo phone's adb server, listing the demo phone as what it
+/// is. The virtual phone answers as a real Pixel 7 would (its properties have no `qemu`,
+/// and adb lists it by a `host:port` serial, as a phone on the network), so the Android
+/// backend takes it for a real device; a person trying `--demo` would then read
+/// "Pixel 7 (Android 14, real device, online)" about a phone that does not exist. Here it
+/// is an emulator (a phone in software) named "Virtual Pixel 7".
+#[cfg(feature = "demo")]
+struct DemoBackend {
+    inner: mobile_android::AndroidBackend,
+    /// The demo phone's adb serial.
+    serial: String,
+}
+
+#[cfg(feature = "demo")]
+#[async_trait::async_trait]
+impl mobile_device::DeviceBackend for DemoBackend {
+    fn name(&self) -> &str {
+        self.inner.name()
+    }
+
+    async fn discover(&self) -> mobile_device::Discovery {
+        let mut found = self.inner.discover().await;
+        for d in &mut found.devices {
+            if d.id == self.serial {
+                describe_demo_phone(d);
+            }
+        }
+        found
+    }
+
+    async fn open(
+        &self,
+        info: &mobile_device::DeviceInfo,
+    ) -> mobile_device::Result<std::sync::Arc<dyn mobile_device::Device>> {
+        self.inner.open(info).await
+    }
+}
+
+/// The demo phone's listing entry: an emulator, named as the virtual phone it is.
+#[cfg(feature = "demo")]
+fn describe_demo_phone(d: &mut mobile_device::DeviceInfo) {
+    d.kind = mobile_device::DeviceKind::Emulator;
+    d.name = format!("Virtual {}", d.model.as_deref().unwrap_or("phone"));
 }
 
 /// This build has no demo phone.

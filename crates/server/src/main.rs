@@ -203,9 +203,6 @@ fn registry(cli: &Cli) -> anyhow::Result<(DeviceRegistry, Option<demo::Demo>)> {
     Ok((registry, None))
 }
 
-/// Resolves on SIGTERM or Ctrl-C. The SIGTERM handler is installed when this is called,
-/// not when the future is first polled, so a signal sent as soon as the server says it
-/// is listening is not lost to the default action.
 /// What a person who starts the server in a terminal reads: it waits for an MCP client on
 /// stdin/stdout, and the one-line ways to connect one.
 fn terminal_greeting(exe: &str, demo: bool) -> String {
@@ -222,6 +219,9 @@ fn terminal_greeting(exe: &str, demo: bool) -> String {
     )
 }
 
+/// Resolves on SIGTERM or Ctrl-C. The SIGTERM handler is installed when this is called,
+/// not when the future is first polled, so a signal sent as soon as the server says it
+/// is listening is not lost to the default action.
 fn shutdown_signal() -> impl std::future::Future<Output = ()> {
     #[cfg(unix)]
     let term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()).ok();

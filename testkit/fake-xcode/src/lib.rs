@@ -37,6 +37,7 @@
 
 mod idb;
 mod json;
+mod keyboard;
 mod openstep;
 mod picture;
 mod screen;

@@ -4,10 +4,14 @@
 //! titles, search fields, table cells, buttons, text, switches) on white, and the home
 //! indicator. Text is drawn with `mobile_screenshot::text` (Roboto stands in for San
 //! Francisco, which may not be embedded), so the labels idb lists can be read off the picture.
+//! While a text field has the focus the software keyboard covers the bottom of the screen
+//! (light appearance: grey panel, white letter keys, darker special keys; `keyboard`), and
+//! a system alert is a card over the dimmed screen (`alert_box`).
 
 use image::{Rgba, RgbaImage};
 use mobile_screenshot::text::{self, Style};
 
+use super::keyboard;
 use super::state::{Simulator, UiElement};
 
 type Rgb = [u8; 3];
@@ -133,7 +137,7 @@ fn wrap(style: &Style, s: &str, max: f32, lines: usize) -> Vec<String> {
     out
 }
 
-fn home(c: &mut Canvas, sim: &Simulator) {
+fn home(c: &mut Canvas, visible: &[UiElement]) {
     let (w, h) = (c.img.width(), c.img.height());
     for y in 0..h {
         let k = f64::from(y) / f64::from(h.max(1));
@@ -143,7 +147,7 @@ fn home(c: &mut Canvas, sim: &Simulator) {
                 .put_pixel(x, y, Rgba([row[0] as u8, row[1] as u8, row[2] as u8, 255]));
         }
     }
-    for e in sim.visible() {
+    for e in visible {
         if e.kind == "Slider" {
             // The page control: since iOS 17 a translucent pill that reads "Search".
             c.round_rect(
@@ -327,10 +331,15 @@ pub(crate) fn png(sim: &Simulator) -> Vec<u8> {
     };
     let (wf, hf) = (f64::from(w), f64::from(h));
     let on_home = sim.foreground.is_none();
+    // A system alert's elements come last in what is visible; they are drawn over the rest.
+    let mut visible = sim.visible();
+    let alert = sim.alert.as_ref().map(|a| {
+        let n = super::screen::alert_elements(&a.title, sim.points()).len();
+        visible.split_off(visible.len().saturating_sub(n))
+    });
     if on_home {
-        home(&mut c, sim);
+        home(&mut c, &visible);
     } else {
-        let visible = sim.visible();
         // Large titles last: the fake's frames let a search field overlap the title's frame,
         // and the title sits just above what overlaps it, as iOS draws it.
         for e in visible.iter().filter(|e| e.kind != "Heading") {
@@ -345,9 +354,15 @@ pub(crate) fn png(sim: &Simulator) -> Vec<u8> {
             heading(&mut c, e, below);
         }
     }
+    if sim.keyboard_shown() {
+        keyboard(&mut c, (w, h));
+    }
     let fg = if on_home { WHITE } else { LABEL };
     status_bar(&mut c, wf, fg);
     c.round_rect((wf / 2.0 - 67.0, hf - 13.0, 134.0, 5.0), 2.5, fg);
+    if let Some(alert) = alert {
+        alert_box(&mut c, &alert);
+    }
     // A capture that keeps the portrait framebuffer while the interface is turned
     // (`Simulator::capture_points`) holds the turned picture on its side.
     let img = if sim.capture_points() == (w, h) {
@@ -360,4 +375,186 @@ pub(crate) fn png(sim: &Simulator) -> Vec<u8> {
         .to_rgb8()
         .write_to(&mut out, image::ImageFormat::Png);
     out.into_inner()
+}
+
+/// The software keyboard at the bottom of a `(w, h)`-point screen: the predictive bar, the
+/// QWERTY rows of [`keyboard::ROWS`], and the globe and dictation keys under them.
+fn keyboard(c: &mut Canvas, (w, h): (u32, u32)) {
+    const PANEL: Rgb = [209, 212, 217];
+    const SPECIAL: Rgb = [171, 177, 186];
+    const SHADOW: Rgb = [137, 139, 143];
+    let (wf, hf) = (f64::from(w), f64::from(h));
+    let top = hf - keyboard::height((w, h));
+    c.fill((0.0, top, wf, hf - top), PANEL);
+    // The predictive bar: three suggestion slots split by hairlines.
+    for i in 1..3 {
+        c.fill(
+            (wf * f64::from(i) / 3.0, top + 12.0, 0.5, 20.0),
+            [172, 176, 184],
+        );
+    }
+    let (margin, gap, key_h, pitch) = (3.0, 6.0, 42.0, 54.0);
+    let unit = (wf - 2.0 * margin - 9.0 * gap) / 10.0;
+    let letter = c.style(22.0, LABEL);
+    let small = c.style(16.0, LABEL);
+    for (ri, keys) in keyboard::ROWS.iter().enumerate() {
+        let y = top + 50.0 + pitch * ri as f64;
+        let widths: Vec<f64> = keys
+            .iter()
+            .map(|k| match *k {
+                "[shift]" | "[delete]" => unit * 1.25,
+                "123" | "[emoji]" => unit * 1.25,
+                "return" => unit * 2.6,
+                "space" => 0.0,
+                _ => unit,
+            })
+            .collect();
+        let fixed: f64 = widths.iter().sum::<f64>() + gap * (keys.len() - 1) as f64;
+        let space = (wf - 2.0 * margin - fixed).max(unit);
+        let spread = keys.iter().any(|k| k.starts_with('[') || *k == "space");
+        let mut x = if spread { margin } else { (wf - fixed) / 2.0 };
+        for (k, kw) in keys.iter().zip(widths) {
+            let kw = if *k == "space" { space } else { kw };
+            // Shift and delete sit at the row's ends, the letters centred between them.
+            if *k == "[delete]" {
+                x = wf - margin - kw;
+            } else if ri == 2 && *k == "z" {
+                x = (wf - (7.0 * unit + 6.0 * gap)) / 2.0;
+            }
+            let special = k.starts_with('[') || matches!(*k, "123" | "return");
+            let bg = if special && *k != "[emoji]" {
+                SPECIAL
+            } else {
+                WHITE
+            };
+            c.round_rect((x, y + 1.0, kw, key_h), 5.0, SHADOW);
+            c.round_rect((x, y, kw, key_h), 5.0, bg);
+            let frame = (x, y, kw, key_h);
+            match *k {
+                "[shift]" => {
+                    // An upward arrow: a stepped head and a stem.
+                    let cx = x + kw / 2.0;
+                    for i in 0..8 {
+                        let half = 1.0 + f64::from(i);
+                        c.fill((cx - half, y + 12.0 + f64::from(i), 2.0 * half, 1.0), LABEL);
+                    }
+                    c.fill((cx - 3.5, y + 20.0, 7.0, 9.0), LABEL);
+                }
+                "[delete]" => {
+                    let (cx, cy) = (x + kw / 2.0, y + key_h / 2.0);
+                    c.round_rect((cx - 11.0, cy - 8.0, 22.0, 16.0), 3.0, LABEL);
+                    let cross = c.style(14.0, SPECIAL).medium();
+                    c.text_in((cx - 11.0, cy - 8.0, 22.0, 16.0), &cross, true, "×");
+                }
+                "[emoji]" => {
+                    let (cx, cy) = (x + kw / 2.0, y + key_h / 2.0);
+                    c.round_rect((cx - 11.0, cy - 11.0, 22.0, 22.0), 11.0, LABEL);
+                    c.round_rect((cx - 9.5, cy - 9.5, 19.0, 19.0), 9.5, WHITE);
+                    c.fill((cx - 5.0, cy - 4.0, 2.0, 3.0), LABEL);
+                    c.fill((cx + 3.0, cy - 4.0, 2.0, 3.0), LABEL);
+                    c.fill((cx - 5.0, cy + 3.0, 10.0, 1.5), LABEL);
+                }
+                "123" | "space" | "return" => c.text_in(frame, &small, true, k),
+                _ => c.text_in(frame, &letter, true, k),
+            }
+            x += kw + gap;
+        }
+    }
+    // Under the keys: the globe and the dictation microphone.
+    let row = top + 50.0 + pitch * 4.0 + 8.0;
+    c.round_rect((24.0, row, 26.0, 26.0), 13.0, [95, 99, 104]);
+    c.round_rect((27.0, row + 3.0, 20.0, 20.0), 10.0, PANEL);
+    c.fill((36.0, row + 3.0, 2.0, 20.0), [95, 99, 104]);
+    c.fill((27.0, row + 12.0, 20.0, 2.0), [95, 99, 104]);
+    c.round_rect((wf - 44.0, row, 12.0, 20.0), 6.0, [95, 99, 104]);
+    c.fill((wf - 39.0, row + 20.0, 2.0, 5.0), [95, 99, 104]);
+}
+
+/// A system alert over the screen: the screen dimmed, then a 270-point card with the title
+/// (the first element) and a row of buttons (the others) split by hairlines, at the frames
+/// idb lists for them.
+fn alert_box(c: &mut Canvas, alert: &[UiElement]) {
+    for p in c.img.pixels_mut() {
+        for v in &mut p.0[..3] {
+            *v = (f64::from(*v) * 0.8).round() as u8;
+        }
+    }
+    let Some(title) = alert.first() else {
+        return;
+    };
+    let bottom = alert
+        .iter()
+        .map(|e| e.y + e.height)
+        .fold(title.y + title.height, f64::max);
+    let right = alert
+        .iter()
+        .map(|e| e.x + e.width)
+        .fold(title.x + title.width, f64::max);
+    let card = (title.x, title.y, right - title.x, bottom - title.y);
+    c.round_rect(card, 14.0, [238, 238, 240]);
+    let label = title.label.clone().unwrap_or_default();
+    let style = c.style(17.0, LABEL).medium();
+    c.text_in(
+        (title.x + 16.0, title.y, title.width - 32.0, title.height),
+        &style,
+        true,
+        &label,
+    );
+    let hairline: Rgb = [200, 200, 204];
+    for (i, b) in alert.iter().skip(1).enumerate() {
+        c.fill((b.x, b.y - 0.5, b.width, 0.5), hairline);
+        if i > 0 {
+            c.fill((b.x - 0.25, b.y, 0.5, b.height), hairline);
+        }
+        let label = b.label.clone().unwrap_or_default();
+        let style = c.style(17.0, TINT);
+        let style = if i == 0 { style.medium() } else { style };
+        c.text_in((b.x, b.y, b.width, b.height), &style, true, &label);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::{BOOTED_UDID, default_state, run_xcrun};
+
+    #[test]
+    fn a_system_alert_is_a_card_over_the_dimmed_screen() {
+        let mut state = default_state();
+        let before = super::png(&state.simulators[0]);
+        let argv: Vec<String> = ["simctl", "openurl", BOOTED_UDID, "qwen://chat"]
+            .map(String::from)
+            .to_vec();
+        assert_eq!(run_xcrun(&mut state, &argv, b"").code, 0);
+        let sim = &state.simulators[0];
+        assert!(sim.alert.is_some());
+        let after = super::png(sim);
+        let rgb = |png: &[u8]| image::load_from_memory(png).unwrap().to_rgb8();
+        let (before, after) = (rgb(&before), rgb(&after));
+        let scale = sim.scale;
+        let es = sim.visible();
+        let title = es
+            .iter()
+            .find(|e| e.label.as_deref() == Some("Open in “Qwen”?"))
+            .unwrap();
+        // Inside the card, past its rounded corner and left of the title: the card colour.
+        let (x, y) = (
+            (title.x + 20.0) as u32 * scale,
+            (title.y + 20.0) as u32 * scale,
+        );
+        assert_eq!(after.get_pixel(x, y).0, [238, 238, 240]);
+        // Far from it: the home screen, dimmed.
+        let (was, now) = (before.get_pixel(5, 300).0, after.get_pixel(5, 300).0);
+        assert!(
+            now.iter().zip(was).all(|(n, w)| *n < w),
+            "{was:?} → {now:?}"
+        );
+        // The alert's elements are not drawn as home-screen icons: no icon colour where the
+        // Open button is.
+        let open = es
+            .iter()
+            .find(|e| e.label.as_deref() == Some("Open"))
+            .unwrap();
+        let p = after.get_pixel((open.x + 4.0) as u32 * scale, (open.y + 4.0) as u32 * scale);
+        assert_eq!(p.0, [238, 238, 240], "the button is on the card");
+    }
 }

@@ -29,6 +29,7 @@ impl Simulator {
             Some(key) => self.screens.get(&key).cloned().unwrap_or_default(),
             None => self.home_screen(),
         };
+        super::keyboard::avoid(self, &mut es);
         if let Some(a) = &self.alert {
             es.extend(alert_elements(&a.title, self.points()));
         }
@@ -121,10 +122,10 @@ impl Simulator {
         // Focus moves to a tapped text field.
         let hit = element_at(&mut elements, &path).clone();
         if self.alert.is_none() && (hit.kind.contains("TextField") || hit.kind == "TextArea") {
-            clear_focus(&mut elements);
-            element_at(&mut elements, &path).focused = true;
-            if let Some(k) = &key {
-                self.screens.insert(k.clone(), elements);
+            // The stored screen, not `elements`: those frames may be moved over the keyboard.
+            if let Some(stored) = key.as_ref().and_then(|k| self.screens.get_mut(k)) {
+                clear_focus(stored);
+                element_at(stored, &path).focused = true;
             }
         }
         match hit.on_tap.as_deref() {
@@ -214,7 +215,7 @@ fn clear_focus(es: &mut [UiElement]) {
 }
 
 /// The "Open in “App”?" confirmation: a title and two buttons, centred.
-fn alert_elements(title: &str, (w, h): (u32, u32)) -> Vec<UiElement> {
+pub(crate) fn alert_elements(title: &str, (w, h): (u32, u32)) -> Vec<UiElement> {
     let (x, y) = (w as f64 / 2.0 - 135.0, h as f64 / 2.0 - 60.0);
     let mut cancel = UiElement::new("Button", "Cancel", (x, y + 76.0, 135.0, 44.0));
     cancel.on_tap = Some("alert:cancel".into());

@@ -15,6 +15,8 @@ pub enum NodeRole {
     Title,
     /// One of the screen's elements.
     Element(ElementKind),
+    /// The window of an alert dialog over the screen (`crate::state::Dialog`).
+    Dialog,
 }
 
 /// One node of the laid-out view tree (uiautomator attributes plus drawing info).
@@ -61,7 +63,7 @@ pub struct Node {
 }
 
 impl Node {
-    fn container(class: &str, package: &str, bounds: [i32; 4]) -> Node {
+    pub(crate) fn container(class: &str, package: &str, bounds: [i32; 4]) -> Node {
         Node {
             role: NodeRole::Container,
             class: class.to_string(),
@@ -261,6 +263,11 @@ pub fn layout(state: &PhoneState) -> Node {
     decor.children.push(content);
     root.children.push(decor);
     crate::living::shape(state, &mut root);
+    if let Some(d) = frame.and_then(|f| f.dialog.as_ref()) {
+        let dp = density as f32 / 160.0;
+        root.children
+            .push(crate::state::dialog_window(d, &package, w, h, dp));
+    }
     root
 }
 

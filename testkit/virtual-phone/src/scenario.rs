@@ -41,7 +41,11 @@
 //!   there; ENTER in the title does the same), Button "Cancel" = BACK. `settings`
 //!   (`.SettingsActivity`): Switch "Sync notes", Button "About" → `about` (`.AboutActivity`: "Notes 1.0"),
 //!   Button "Crash app": the app crashes (a `FATAL EXCEPTION` block in `logcat -b crash`, the
-//!   app leaves the stack, the screen below — usually the launcher — shows).
+//!   app leaves the stack, the screen below — usually the launcher — shows), Button "Delete all notes":
+//!   an alert dialog ([`Dialog`]: title "Delete all notes?", a message, text buttons
+//!   "Cancel" `android:id/button2` and "Delete" `android:id/button1`) over the dimmed screen;
+//!   while it shows a `uiautomator dump` holds only the dialog's window, "Delete" removes every
+//!   note from `main` and "Cancel", BACK or a tap outside the dialog only dismiss it.
 //! - **Installed APKs** get one screen `main` (`<pkg>.MainActivity`, title = LABEL): text
 //!   "Hello from LABEL", Button "OK" = BACK.
 //!
@@ -386,6 +390,23 @@ fn notes_app() -> Package {
                             .action(Action::Crash {
                                 exception: "java.lang.IllegalStateException: Crash button pressed"
                                     .into(),
+                            }),
+                        Element::new(ElementKind::Button, "Delete all notes")
+                            .id("com.example.notes:id/delete_all")
+                            .action(Action::ShowDialog {
+                                dialog: Dialog {
+                                    title: "Delete all notes?".into(),
+                                    message: "Your notes will be removed from this phone. This cannot be undone.".into(),
+                                    positive: "Delete".into(),
+                                    negative: "Cancel".into(),
+                                    on_positive: Some(Box::new(Action::Remove {
+                                        screen: "main".into(),
+                                        ids: vec![
+                                            "com.example.notes:id/note_title".into(),
+                                            "com.example.notes:id/item".into(),
+                                        ],
+                                    })),
+                                },
                             }),
                     ],
                 ),

@@ -2,7 +2,7 @@
 //! (see `fixtures/android/uiautomator-dump.xml`): one line, `<?xml … standalone='yes' ?>`,
 //! `<hierarchy rotation="N">`, nested `<node>` elements with the 17 attributes in fixed order.
 
-use crate::layout::Node;
+use crate::layout::{Node, NodeRole};
 
 fn esc(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
@@ -53,11 +53,18 @@ fn node(out: &mut String, n: &Node, index: usize) {
     }
 }
 
-/// The dump for a laid-out tree at `rotation`.
+/// The dump for a laid-out tree at `rotation`: the active window's nodes, which is the
+/// dialog's window while one shows (`DumpCommand` dumps `getRootInActiveWindow()`).
 pub fn dump(root: &Node, rotation: u32) -> String {
     let mut out = String::from("<?xml version='1.0' encoding='UTF-8' standalone='yes' ?>");
     out.push_str(&format!("<hierarchy rotation=\"{rotation}\">"));
-    node(&mut out, root, 0);
+    let active = root
+        .children
+        .iter()
+        .rev()
+        .find(|n| n.role == NodeRole::Dialog)
+        .unwrap_or(root);
+    node(&mut out, active, 0);
     out.push_str("</hierarchy>");
     out
 }

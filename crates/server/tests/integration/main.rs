@@ -10,6 +10,7 @@ mod android_e2e;
 mod android_profiles;
 mod annotations_doc;
 mod big_install;
+mod demo_listing;
 mod faults;
 mod file_roots;
 mod filter_stdio;

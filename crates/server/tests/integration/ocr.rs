@@ -17,7 +17,10 @@
 //!   one block (psm 6), since tesseract's layout analysis passes over text on filled
 //!   buttons and bars. A word is read back when either reading has it.
 //! - Each screen must read back at least [`MIN_SHARE`] of its visible labels' words; the
-//!   per-screen shares are printed.
+//!   per-screen shares are printed. The screens include an Android alert dialog over a
+//!   dimmed screen and an iOS system alert; on iOS the software keyboard's letter keys
+//!   must read back too ([`KEYBOARD_SHARE`]), and a CJK app name is read with the `chi_sim`
+//!   model where it is installed.
 
 use std::collections::BTreeSet;
 use std::path::Path;
@@ -271,6 +274,120 @@ async fn read_back(mcp: &McpChild, device: &str, screen: &str, tmp: &Path) -> (f
     (share, missed)
 }
 
+/// Reads `want` (Han characters) off the home-screen label of the icon labelled `label`
+/// with tesseract's Simplified Chinese model (Debian's `tesseract-ocr-chi-sim`); says so
+/// and checks nothing when that model is not installed (the glyphs' pixels are checked by
+/// `mobile_screenshot::text`'s unit tests either way).
+async fn cjk_label(mcp: &McpChild, device: &str, label: &str, want: &str, tmp: &Path) {
+    let langs = tokio::process::Command::new("tesseract")
+        .arg("--list-langs")
+        .output()
+        .await
+        .map(|o| String::from_utf8_lossy(&o.stdout).into_owned())
+        .unwrap_or_default();
+    if !langs.lines().any(|l| l.trim() == "chi_sim") {
+        println!("tesseract has no chi_sim model (tesseract-ocr-chi-sim): CJK label not read");
+        return;
+    }
+    let (cx, cy) = center_of(mcp, device, label).await;
+    let r = mcp
+        .call("mobile_get_screen_size", json!({"device": device}))
+        .await;
+    let size = r.structured_content.clone().unwrap_or_default();
+    let r = mcp
+        .call("mobile_take_screenshot", json!({"device": device}))
+        .await;
+    let img = r
+        .content
+        .iter()
+        .find_map(|c| match c {
+            ContentBlock::Image(i) => Some(i.data.clone()),
+            _ => None,
+        })
+        .unwrap();
+    let jpeg = base64::engine::general_purpose::STANDARD
+        .decode(img)
+        .unwrap();
+    let gray = image::load_from_memory(&jpeg).unwrap().to_luma8();
+    let k = f64::from(gray.width()) / size["width"].as_f64().unwrap();
+    // The label is under the icon: from the icon's lower edge down, across its column.
+    let (x0, y0) = (((cx - 45.0) * k).max(0.0) as u32, ((cy + 30.0) * k) as u32);
+    let (w, h) = ((90.0 * k) as u32, (60.0 * k) as u32);
+    let part = image::imageops::crop_imm(&gray, x0, y0, w, h).to_image();
+    let part = dark_on_light(part);
+    let big = image::imageops::resize(&part, w * 4, h * 4, image::imageops::FilterType::CatmullRom);
+    let png = tmp.join("ios-cjk-label.png");
+    big.save(&png).unwrap();
+    let run = tokio::process::Command::new("tesseract")
+        .arg(&png)
+        .args(["stdout", "-l", "chi_sim", "--psm", "6"])
+        .kill_on_drop(true)
+        .output();
+    let out = tokio::time::timeout(OCR_DEADLINE, run)
+        .await
+        .unwrap()
+        .unwrap();
+    let text: String = String::from_utf8_lossy(&out.stdout)
+        .chars()
+        .filter(|c| !c.is_whitespace())
+        .collect();
+    println!("CJK label read as {text:?}");
+    assert!(
+        text.contains(want),
+        "{want} not read off the label: {text:?}"
+    );
+}
+
+/// The share of the 26 letter keys OCR must read off the iOS keyboard.
+const KEYBOARD_SHARE: f64 = 0.80;
+
+/// Reads the bottom of the screenshot, where the software keyboard is, as black text on
+/// white (the key caps and the panel fall to white), and returns the share of the letters
+/// a–z read there and the letters missed; the `space` and `return` keys must read too.
+async fn keyboard_keys(mcp: &McpChild, device: &str, tmp: &Path) -> (f64, Vec<char>) {
+    let r = mcp
+        .call("mobile_take_screenshot", json!({"device": device}))
+        .await;
+    let img = r
+        .content
+        .iter()
+        .find_map(|c| match c {
+            ContentBlock::Image(i) => Some(i.data.clone()),
+            _ => None,
+        })
+        .unwrap_or_else(|| panic!("no image in {}", text_of(&r)));
+    let jpeg = base64::engine::general_purpose::STANDARD
+        .decode(img)
+        .unwrap();
+    let gray = image::load_from_memory(&jpeg).unwrap().to_luma8();
+    let (w, h) = gray.dimensions();
+    // The keyboard covers a good third of a phone's height; its key rows are in the
+    // lower part of that.
+    let top = h * 66 / 100;
+    let mut part = image::imageops::crop_imm(&gray, 0, top, w, h - top).to_image();
+    for p in part.pixels_mut() {
+        p.0[0] = if p.0[0] < 128 { 0 } else { 255 };
+    }
+    let big = image::imageops::resize(
+        &part,
+        part.width() * 3,
+        part.height() * 3,
+        image::imageops::FilterType::CatmullRom,
+    );
+    let png = tmp.join("ios-keyboard.png");
+    big.save(&png).unwrap();
+    let text = tesseract(&png, "6").await.to_ascii_lowercase();
+    println!("ios keyboard read as {text:?}");
+    let read = words(&text);
+    for key in ["space", "return"] {
+        assert!(read.iter().any(|w| w == key), "no {key} key in {text:?}");
+    }
+    // The letters of the key caps, not of the words on the wide keys.
+    let letters = text.replace("space", " ").replace("return", " ");
+    let missed: Vec<char> = ('a'..='z').filter(|c| !letters.contains(*c)).collect();
+    (1.0 - missed.len() as f64 / 26.0, missed)
+}
+
 /// The centre of the first listed element whose text or label is `label`.
 async fn center_of(mcp: &McpChild, device: &str, label: &str) -> (f64, f64) {
     let r = mcp
@@ -375,6 +492,29 @@ async fn android_screens_read_back_their_element_labels() {
         assert_eq!(phone.state().focused_text().as_deref(), Some("Groceries"));
         shot("android-notes-editor").await;
 
+        // An alert dialog over the dimmed settings screen; its buttons dismiss it.
+        mcp.ok(
+            "mobile_launch_app",
+            json!({"device": dev, "packageName": "com.example.notes"}),
+        )
+        .await;
+        tap(&mcp, &dev, "Settings").await;
+        tap(&mcp, &dev, "Delete all notes").await;
+        assert_eq!(
+            phone.state().dialog().map(|d| d.title.as_str()),
+            Some("Delete all notes?")
+        );
+        shot("android-notes-dialog").await;
+        tap(&mcp, &dev, "Cancel").await;
+        assert!(
+            phone.state().dialog().is_none(),
+            "Cancel dismissed the dialog"
+        );
+        assert_eq!(
+            phone.state().foreground().map(|f| f.screen.as_str()),
+            Some("settings")
+        );
+
         mcp.ok(
             "mobile_launch_app",
             json!({"device": dev, "packageName": "com.alibaba.qwen"}),
@@ -411,7 +551,12 @@ async fn ios_screens_read_back_their_element_labels() {
             ("PATH".to_string(), "/nonexistent".to_string()),
             ("ANDROID_HOME".to_string(), "/nonexistent".to_string()),
         ];
-        let mcp = McpChild::spawn(crate::SERVER, &["--adb-server", "127.0.0.1:1"], &env).await;
+        let mcp = McpChild::spawn(
+            crate::SERVER,
+            &["--adb-server", "127.0.0.1:1", "--allow-url-scheme", "qwen"],
+            &env,
+        )
+        .await;
         let dev = fake_xcode::BOOTED_UDID;
         let sim = || {
             fake_xcode::read_state(&state)
@@ -428,6 +573,8 @@ async fn ios_screens_read_back_their_element_labels() {
 
         assert_eq!(sim().foreground, None, "the home screen shows");
         shot("ios-home").await;
+        // The app named in CJK: its label's Han characters are glyphs, not empty boxes.
+        cjk_label(&mcp, dev, fake_xcode::NOTES_NAME, "示例", dir.path()).await;
 
         mcp.ok(
             "mobile_launch_app",
@@ -456,6 +603,36 @@ async fn ios_screens_read_back_their_element_labels() {
         )
         .await;
         shot("ios-qwen").await;
+        // The software keyboard is up under the focused field: its key labels read back.
+        let (share, missed) = keyboard_keys(&mcp, dev, dir.path()).await;
+        assert!(
+            share >= KEYBOARD_SHARE,
+            "the keyboard's letters read back: {share:.2}, missed {missed:?}"
+        );
+
+        // A system alert over the dimmed home screen: iOS asks before a custom scheme opens
+        // its app; Cancel dismisses it.
+        mcp.ok(
+            "mobile_press_button",
+            json!({"device": dev, "button": "HOME"}),
+        )
+        .await;
+        // The server says the URL waits behind the confirmation (an error result).
+        let r = mcp
+            .call(
+                "mobile_open_url",
+                json!({"device": dev, "url": "qwen://chat"}),
+            )
+            .await;
+        assert!(text_of(&r).contains("Open in “Qwen”?"), "{}", text_of(&r));
+        assert_eq!(
+            sim().alert.map(|a| a.title),
+            Some("Open in “Qwen”?".to_string())
+        );
+        shot("ios-alert").await;
+        tap(&mcp, dev, "Cancel").await;
+        assert!(sim().alert.is_none(), "Cancel dismissed the alert");
+        assert_eq!(sim().foreground, None, "the app did not open");
 
         check(&results);
     })

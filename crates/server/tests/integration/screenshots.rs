@@ -243,7 +243,8 @@ fn tag_crops(img: &RgbImage) -> Vec<image::GrayImage> {
     for (y0, y1) in runs(h, 6, |y| (0..w).any(|x| dark(x, y))) {
         for (x0, x1) in runs(w, 40, |x| (y0..=y1).any(|y| dark(x, y))) {
             let (x0, y0) = (x0.saturating_sub(4), y0.saturating_sub(4));
-            let (cw, ch) = ((x1 + 4).min(w - 1) - x0 + 1, (y1 + 4).min(h - 1) - y0 + 1);
+            // Little margin below: a small element's own text starts just under its tag.
+            let (cw, ch) = ((x1 + 4).min(w - 1) - x0 + 1, (y1 + 1).min(h - 1) - y0 + 1);
             let m = 20;
             let mut c = image::GrayImage::from_pixel(cw + 2 * m, ch + 2 * m, image::Luma([255]));
             let part = image::imageops::crop_imm(&smooth, x0, y0, cw, ch).to_image();
@@ -286,12 +287,34 @@ async fn annotated_screenshots_box_every_actionable_element_with_a_legible_ref()
             .unwrap();
         let mut read = 0usize;
         let mut drawn = 0usize;
-        for app in ["com.android.settings", "com.example.notes"] {
+        // Two apps' first screens, and an alert dialog (Notes › Settings › Delete all notes)
+        // whose buttons are the only actionable elements while it shows.
+        let screens: [(&str, &str, &[&str]); 3] = [
+            ("settings", "com.android.settings", &[]),
+            ("notes", "com.example.notes", &[]),
+            (
+                "notes-dialog",
+                "com.example.notes",
+                &["Settings", "Delete all notes"],
+            ),
+        ];
+        for (app, package, taps) in screens {
             mcp.ok(
                 "mobile_launch_app",
-                json!({"device": dev, "packageName": app}),
+                json!({"device": dev, "packageName": package}),
             )
             .await;
+            for label in taps {
+                let (x, y) = phone
+                    .element_center(label)
+                    .unwrap_or_else(|| panic!("no {label} on screen"));
+                mcp.ok(
+                    "mobile_click_on_screen_at_coordinates",
+                    json!({"device": dev, "x": x, "y": y}),
+                )
+                .await;
+            }
+            assert_eq!(phone.state().dialog().is_some(), !taps.is_empty());
             let r = mcp
                 .call(
                     "mobile_list_elements_on_screen",

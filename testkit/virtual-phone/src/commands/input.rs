@@ -259,7 +259,7 @@ pub(crate) fn open_in_browser(s: &mut PhoneState, url: &str) {
 /// A mostly vertical swipe that starts on a scrollable list scrolls it (finger up = content up).
 pub(crate) fn scroll(s: &mut PhoneState, x1: f64, y1: f64, x2: f64, y2: f64) {
     let (dx, dy) = (x2 - x1, y2 - y1);
-    if dy.abs() <= dx.abs() {
+    if dy.abs() <= dx.abs() || s.dialog().is_some() {
         return;
     }
     let root = layout::layout(s);
@@ -274,6 +274,9 @@ pub(crate) fn scroll(s: &mut PhoneState, x1: f64, y1: f64, x2: f64, y2: f64) {
 /// A tap at `(x, y)` on the current screen.
 pub(crate) fn tap(s: &mut PhoneState, x: f64, y: f64) {
     let root = layout::layout(s);
+    if s.tap_dialog(&root, x, y) {
+        return;
+    }
     let Some(node) = layout::hit_test(&root, x, y) else {
         return;
     };

@@ -53,6 +53,15 @@ impl Canvas {
         }
     }
 
+    /// Darkens the whole frame by `k` (0 = unchanged, 1 = black): the dim behind a dialog.
+    pub(crate) fn dim(&mut self, k: f32) {
+        for p in self.px.chunks_exact_mut(4) {
+            for v in &mut p[..3] {
+                *v = (f32::from(*v) * (1.0 - k)).round() as u8;
+            }
+        }
+    }
+
     /// Blends `c` at `alpha` (0..=1) onto one pixel, clipped.
     fn blend(&mut self, x: i32, y: i32, c: Rgb, alpha: f32) {
         if x < 0 || y < 0 || x >= self.w || y >= self.h || alpha <= 0.0 {

@@ -1,6 +1,7 @@
 //! Draws the laid-out screen into RGBA pixels as a plain Material screen at the phone's
 //! density: the app's widgets (`widgets`), then the system's status bar, navigation bar and
-//! keyboard over them (`system`), on the primitives of `canvas`. Text is real text, drawn
+//! keyboard over them (`system`), then an alert dialog's window, if one shows, under its dim
+//! over all of it (`dialog`), on the primitives of `canvas`. Text is real text, drawn
 //! with `mobile_screenshot::text` (Roboto), so what the element list says can be read off
 //! the picture. Results are cached per screen state: a screenshot of an unchanged screen
 //! costs no drawing.
@@ -16,6 +17,7 @@ use crate::layout::{Node, NodeRole};
 use crate::state::ElementKind;
 
 mod canvas;
+mod dialog;
 mod system;
 mod widgets;
 
@@ -178,6 +180,9 @@ pub fn render(root: &Node, width: u32, height: u32, status_h: i32, nav_h: i32) -
     };
     system::status_bar(&mut c, status_h, status_bg);
     system::nav_bar(&mut c, h - nav_h, nav_bg);
+    for window in root.children.iter().filter(|n| n.role == NodeRole::Dialog) {
+        dialog::draw(&mut c, window, accent);
+    }
     Frame {
         width,
         height,

@@ -30,6 +30,8 @@ pub(crate) fn draw(c: &mut Canvas, n: &Node, accent: Rgb) {
             c.text_in((l, t, r, b), &style, Align::Left, &n.text);
         }
         NodeRole::Element(kind) => element(c, n, kind, accent),
+        // A dialog's window is drawn over the system bars, by `super::dialog`.
+        NodeRole::Dialog => return,
     }
     for ch in &n.children {
         draw(c, ch, accent);

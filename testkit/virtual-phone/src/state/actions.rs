@@ -95,6 +95,7 @@ impl PhoneState {
             focused: None,
             task,
             scroll: 0,
+            dialog: None,
         });
         let comp = short_component(package, &activity);
         self.log(
@@ -119,6 +120,10 @@ impl PhoneState {
 
     /// BACK: pop one frame (never the launcher).
     pub fn go_back(&mut self) {
+        if self.dismiss_dialog() {
+            // A dialog in front takes BACK first (`Dialog.onBackPressed` cancels it).
+            return;
+        }
         if let Some(f) = self.stack.last_mut()
             && f.focused.take().is_some()
             && f.package != LAUNCHER_PACKAGE
@@ -184,6 +189,7 @@ impl PhoneState {
             focused: None,
             task: top.task,
             scroll: 0,
+            dialog: None,
         });
     }
 
@@ -214,6 +220,16 @@ impl PhoneState {
                 let _ = self.start_activity(package, None);
             }
             Action::Crash { exception } => self.crash_foreground(exception),
+            Action::ShowDialog { dialog } => self.show_dialog(dialog),
+            Action::Remove { screen, ids } => {
+                let package = self.foreground_package().map(str::to_string);
+                if let Some(s) = package
+                    .and_then(|p| self.packages.get_mut(&p))
+                    .and_then(|p| p.screens.get_mut(screen))
+                {
+                    s.elements.retain(|e| !ids.contains(&e.resource_id));
+                }
+            }
             Action::Toggle => {
                 if let Some(e) = self
                     .current_screen_mut()

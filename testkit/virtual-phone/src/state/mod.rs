@@ -11,6 +11,10 @@ use serde::{Deserialize, Serialize};
 
 mod actions;
 pub mod location;
+mod dialog;
+
+pub use dialog::Dialog;
+pub(crate) use dialog::{BUTTON_SP, MESSAGE_SP, TITLE_SP, window as dialog_window, wrap};
 
 /// The launcher (home screen) package.
 pub const LAUNCHER_PACKAGE: &str = "com.android.launcher3";
@@ -85,6 +89,19 @@ pub enum Action {
         to: String,
         /// Put before the submitted text.
         prefix: String,
+    },
+    /// Show an alert dialog over the screen ([`Dialog`]); its buttons dismiss it.
+    ShowDialog {
+        /// The dialog.
+        dialog: Dialog,
+    },
+    /// Remove the elements with any of these resource ids from screen `screen` of the same
+    /// app (what a "delete" confirms).
+    Remove {
+        /// The screen to remove them from.
+        screen: String,
+        /// The resource ids of the elements removed.
+        ids: Vec<String>,
     },
 }
 
@@ -243,6 +260,9 @@ pub struct Frame {
     /// How far the screen's list is scrolled, in pixels.
     #[serde(default)]
     pub scroll: i32,
+    /// The alert dialog the activity shows over its screen, if any.
+    #[serde(default)]
+    pub dialog: Option<Dialog>,
 }
 
 /// A file on the phone's storage.
@@ -510,6 +530,7 @@ pub(crate) fn launcher_frame() -> Frame {
         focused: None,
         task: 1,
         scroll: 0,
+        dialog: None,
     }
 }
 
