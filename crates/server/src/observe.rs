@@ -1,17 +1,24 @@
-//! What the agent last saw of each device, and what changed since.
+//! What the agent last saw of each device, what changed since, and the refs it may use.
 //!
 //! An observation is the element list the agent was last given for a device (by
-//! `mobile_list_elements_on_screen`, an action's result or `mobile_wait_for`). The refs in
-//! it name its elements; an element's identity across observations is its type, id, text
-//! and label, plus which occurrence of that identity it is in tree order
-//! ([`identity`]). An action's result reports the difference to the last observation
-//! ([`diff`]) and the new list becomes the observation.
+//! `mobile_list_elements_on_screen`, an action's result or `mobile_wait_for`). An
+//! element's identity across lists is its type, id, text and label, plus which occurrence
+//! of that identity it is in tree order ([`identities`]). Refs are given by identity, once
+//! per device ([`Observations::number`]): an element keeps its ref in every later list, and
+//! a ref is never given to another element, so a ref the agent kept from any earlier look
+//! either names its element on the screen now or names nothing. An action's result reports
+//! the difference to the last observation ([`diff`]) and the new list becomes the
+//! observation.
 
 use std::collections::HashMap;
 use std::sync::Mutex;
 
 use mobile_device::Element;
 use serde::Serialize;
+
+/// How many identities a device's ref table holds before it starts afresh (new refs for
+/// every element; the old refs then name nothing, so nothing is acted on by mistake).
+const MAX_REFS: usize = 20_000;
 
 /// An element's identity: what stays the same when it moves.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -22,6 +29,21 @@ pub(crate) struct Identity {
     label: String,
     /// Which occurrence of the same (kind, id, text, label) it is, top to bottom.
     nth: usize,
+}
+
+impl Identity {
+    fn base(&self) -> (&str, &str, &str, &str) {
+        (&self.kind, &self.id, &self.text, &self.label)
+    }
+}
+
+/// How many elements of `ids` share each (kind, id, text, label).
+fn look_alikes(ids: &[Identity]) -> HashMap<(&str, &str, &str, &str), usize> {
+    let mut n = HashMap::new();
+    for k in ids {
+        *n.entry(k.base()).or_insert(0) += 1;
+    }
+    n
 }
 
 /// The identities of a list's elements, in order.
@@ -59,21 +81,101 @@ pub(crate) struct Observation {
     pub fingerprint: Option<String>,
 }
 
-/// Observations by device id.
+/// A ref given to an identity, and how many look-alikes it had then: with another count
+/// "the second Product row" may be another row, so the identity gets a new ref.
+#[derive(Debug, Clone)]
+struct Given {
+    reference: String,
+    look_alikes: usize,
+}
+
+/// One device: its last observation and every ref given on it.
 #[derive(Debug, Default)]
-pub(crate) struct Observations(Mutex<HashMap<String, Observation>>);
+struct Seen {
+    last: Option<Observation>,
+    refs: HashMap<Identity, Given>,
+    /// Every ref given, with the identity it names (also after that identity got a new
+    /// ref), to say what a stale ref was.
+    named: HashMap<String, Identity>,
+    next: u64,
+}
+
+/// Observations and refs by device id.
+#[derive(Debug, Default)]
+pub(crate) struct Observations(Mutex<HashMap<String, Seen>>);
+
+/// What a ref that is not on the screen now once named.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Former {
+    /// Type and text, label or id, as the agent saw it.
+    pub what: String,
+    /// Elements like it are on screen, but more or fewer than when the ref was given.
+    pub ambiguous: bool,
+}
 
 impl Observations {
-    /// The device's last observation.
-    pub(crate) fn last(&self, device: &str) -> Option<Observation> {
-        self.0
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .get(device)
-            .cloned()
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, Seen>> {
+        self.0.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    /// Records what the agent was just shown.
+    /// The device's last observation.
+    pub(crate) fn last(&self, device: &str) -> Option<Observation> {
+        self.lock().get(device).and_then(|s| s.last.clone())
+    }
+
+    /// Gives `elements` (a list just read from the device) their refs: the ref their
+    /// identity already has on this device, else a new one never given before.
+    pub(crate) fn number(&self, device: &str, mut elements: Vec<Element>) -> Vec<Element> {
+        let mut all = self.lock();
+        let seen = all.entry(device.to_string()).or_default();
+        if seen.named.len() > MAX_REFS {
+            seen.refs.clear();
+            seen.named.clear();
+        }
+        let ids = identities(&elements);
+        let counts = look_alikes(&ids);
+        for (e, k) in elements.iter_mut().zip(&ids) {
+            let n = counts[&k.base()];
+            let given = match seen.refs.get(k) {
+                Some(g) if g.look_alikes == n => g.reference.clone(),
+                _ => {
+                    seen.next += 1;
+                    let r = format!("@e{}", seen.next);
+                    seen.refs.insert(
+                        k.clone(),
+                        Given {
+                            reference: r.clone(),
+                            look_alikes: n,
+                        },
+                    );
+                    seen.named.insert(r.clone(), k.clone());
+                    r
+                }
+            };
+            e.reference = given;
+        }
+        elements
+    }
+
+    /// What `reference` named when it was given, if it was given on this device, judged
+    /// against `now` (a numbered list in which it is not).
+    pub(crate) fn former(&self, device: &str, reference: &str, now: &[Element]) -> Option<Former> {
+        let all = self.lock();
+        let k = all.get(device)?.named.get(reference)?;
+        let ty = k.kind.rsplit('.').next().unwrap_or(&k.kind);
+        let name = [&k.text, &k.label, &k.id]
+            .into_iter()
+            .find(|v| !v.is_empty())
+            .map(|v| format!(" {}", serde_json::to_string(v).unwrap_or_default()))
+            .unwrap_or_default();
+        let ids = identities(now);
+        Some(Former {
+            what: format!("{ty}{name}"),
+            ambiguous: ids.iter().any(|n| n.base() == k.base()),
+        })
+    }
+
+    /// Records what the agent was just shown (a numbered list).
     pub(crate) fn record(&self, device: &str, elements: &[Element]) {
         self.record_paired(device, elements, None);
     }
@@ -85,13 +187,10 @@ impl Observations {
         elements: &[Element],
         fingerprint: Option<String>,
     ) {
-        self.0.lock().unwrap_or_else(|e| e.into_inner()).insert(
-            device.to_string(),
-            Observation {
-                elements: elements.to_vec(),
-                fingerprint,
-            },
-        );
+        self.lock().entry(device.to_string()).or_default().last = Some(Observation {
+            elements: elements.to_vec(),
+            fingerprint,
+        });
     }
 }
 
@@ -211,55 +310,6 @@ impl Changes {
     }
 }
 
-/// Finds, in `now`, the element the agent named as `reference` in its last observation
-/// `before`: by identity, never by position. `Err` says why it cannot be acted on.
-pub(crate) fn refind<'a>(
-    before: &[Element],
-    reference: &str,
-    now: &'a [Element],
-) -> Result<&'a Element, RefindError> {
-    let Some(i) = before.iter().position(|e| e.reference == reference) else {
-        return Err(RefindError::Unknown);
-    };
-    let old_ids = identities(before);
-    let wanted = &old_ids[i];
-    let new_ids = identities(now);
-    let same: Vec<usize> = new_ids
-        .iter()
-        .enumerate()
-        .filter(|(_, k)| *k == wanted)
-        .map(|(j, _)| j)
-        .collect();
-    // The same identity must be exactly one element, and the count of its look-alikes
-    // must not have changed (else "the second Product row" may now be another row).
-    let count = |ids: &[Identity]| {
-        ids.iter()
-            .filter(|k| {
-                k.kind == wanted.kind
-                    && k.id == wanted.id
-                    && k.text == wanted.text
-                    && k.label == wanted.label
-            })
-            .count()
-    };
-    match same.as_slice() {
-        [j] if count(&old_ids) == count(&new_ids) => Ok(&now[*j]),
-        [] => Err(RefindError::Gone),
-        _ => Err(RefindError::Ambiguous),
-    }
-}
-
-/// Why a ref cannot be acted on.
-#[derive(Debug, PartialEq, Eq)]
-pub(crate) enum RefindError {
-    /// The ref is not in the last observation.
-    Unknown,
-    /// Its element is no longer on screen.
-    Gone,
-    /// Several elements now look like it.
-    Ambiguous,
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -283,34 +333,55 @@ mod tests {
         }
     }
 
+    fn refs(list: &[Element]) -> Vec<&str> {
+        list.iter().map(|e| e.reference.as_str()).collect()
+    }
+
     #[test]
-    fn a_moved_element_is_found_where_it_is_now() {
-        let before = [
-            el("@e1", "Added to cart", 100),
-            el("@e2", "Buy now", 200),
-            el("@e3", "Share", 300),
-        ];
-        let now = [el("@e1", "Buy now", 100), el("@e2", "Share", 200)];
-        let e = refind(&before, "@e2", &now).unwrap();
-        assert_eq!(e.text.as_deref(), Some("Buy now"));
-        assert_eq!(e.rect.y, 100);
-        assert_eq!(refind(&before, "@e1", &now), Err(RefindError::Gone));
-        assert_eq!(refind(&before, "@e9", &now), Err(RefindError::Unknown));
+    fn a_moved_element_keeps_its_ref_and_a_gone_one_names_nothing() {
+        let o = Observations::default();
+        // What the device's parser numbered: its own @e1.. in every list.
+        let before = o.number(
+            "d",
+            vec![
+                el("@e1", "Added to cart", 100),
+                el("@e2", "Buy now", 200),
+                el("@e3", "Share", 300),
+            ],
+        );
+        assert_eq!(refs(&before), ["@e1", "@e2", "@e3"]);
+        o.record("d", &before);
+        let now = o.number(
+            "d",
+            vec![el("@e1", "Buy now", 100), el("@e2", "Share", 200)],
+        );
+        assert_eq!(refs(&now), ["@e2", "@e3"], "each keeps the ref it had");
+        assert_eq!(now[0].rect.y, 100, "where it is now");
+        let f = o.former("d", "@e1", &now).unwrap();
+        assert_eq!(f.what, "Button \"Added to cart\"");
+        assert!(!f.ambiguous);
+        assert_eq!(o.former("d", "@e9", &now), None);
+        assert_eq!(o.former("other", "@e1", &now), None);
         let c = diff(Some(&before), &now);
         assert_eq!(c.removed.len(), 1);
         assert_eq!(c.changed.len(), 2);
         assert!(!c.new_screen);
+        // A new element gets a ref never given before, not the gone one's.
+        let later = o.number("d", vec![el("", "Buy now", 100), el("", "Checkout", 200)]);
+        assert_eq!(refs(&later), ["@e2", "@e4"]);
     }
 
     #[test]
-    fn look_alikes_whose_count_changed_are_ambiguous() {
-        let before = [el("@e1", "Row", 100), el("@e2", "Row", 200)];
-        let now = [
-            el("@e1", "Row", 100),
-            el("@e2", "Row", 200),
-            el("@e3", "Row", 300),
-        ];
-        assert_eq!(refind(&before, "@e2", &now), Err(RefindError::Ambiguous));
+    fn look_alikes_whose_count_changed_get_new_refs() {
+        let o = Observations::default();
+        let before = o.number("d", vec![el("", "Row", 100), el("", "Row", 200)]);
+        assert_eq!(refs(&before), ["@e1", "@e2"]);
+        let now = o.number(
+            "d",
+            vec![el("", "Row", 100), el("", "Row", 200), el("", "Row", 300)],
+        );
+        assert_eq!(refs(&now), ["@e3", "@e4", "@e5"]);
+        assert!(o.former("d", "@e2", &now).unwrap().ambiguous);
     }
 
     #[test]

@@ -14,7 +14,7 @@ use rmcp::service::RequestContext;
 use serde_json::json;
 
 use super::{Failure, MobileServer, Outcome};
-use crate::observe::{RefindError, diff, refind};
+use crate::observe::diff;
 use crate::params::{AfterAction, Observe};
 use crate::selector::short;
 use crate::settle::{DEFAULT_GAP, DEFAULT_SETTLE, SettleConfig, Settled, settle};
@@ -199,7 +199,7 @@ impl MobileServer {
         {
             return Ok((l.elements, rested));
         }
-        let now = self.run(ctx, "listing elements", d.list_elements()).await?;
+        let now = self.elements(ctx, d).await?;
         let Some(fp) = rested else {
             return Ok((now, None));
         };
@@ -212,11 +212,12 @@ impl MobileServer {
         Ok((now, paired))
     }
 
-    /// The element `wanted` (with its `@`) names, found again in `now` (the screen as it
-    /// is now; `paired`: the frame hash that list is known to show). A ref from the
-    /// device's last observation is matched by identity (so an element that moved is
-    /// acted on where it is now); one the server never showed is looked up on the fresh
-    /// list as before. Gone or ambiguous: refused, with the fresh candidates.
+    /// The element `wanted` (with its `@`) names in `now` (the screen as it is now,
+    /// numbered by [`Self::elements`]; `paired`: the frame hash that list is known to
+    /// show). Refs go with identities, so the element with that ref now is the one the
+    /// agent named, wherever it has moved. A ref given earlier whose element is gone, or
+    /// can no longer be told from look-alikes, is refused with the fresh candidates, and
+    /// `now` becomes the agent's last look (it was shown their refs).
     pub(super) fn resolve_ref(
         &self,
         d: &Arc<dyn Device>,
@@ -224,45 +225,32 @@ impl MobileServer {
         now: &[Element],
         paired: Option<&str>,
     ) -> Result<Element, Failure> {
-        let wanted = wanted.to_string();
-        let refused = || {
-            self.observed
-                .record_paired(d.id(), now, paired.map(str::to_string))
-        };
-        let before = self.observed.last(d.id());
-        let Some(before) = before.filter(|o| o.elements.iter().any(|e| e.reference == wanted))
-        else {
-            return now.iter().find(|e| e.reference == wanted).cloned().ok_or_else(|| {
-                refused();
-                Failure(format!(
-                    "No element {} on the current screen ({} elements). The screen may have changed: call mobile_list_elements_on_screen again",
-                    excerpt(&wanted),
-                    now.len()
-                ))
-            });
-        };
-        match refind(&before.elements, &wanted, now) {
-            Ok(e) => Ok(e.clone()),
-            Err(why) => {
-                let old = before
-                    .elements
-                    .iter()
-                    .find(|e| e.reference == wanted)
-                    .map(short)
-                    .unwrap_or_default();
-                refused();
-                let why = match why {
-                    RefindError::Gone => "is no longer on screen",
-                    RefindError::Ambiguous => "cannot be told apart from look-alikes now",
-                    RefindError::Unknown => "is unknown",
+        if let Some(e) = now.iter().find(|e| e.reference == wanted) {
+            return Ok(e.clone());
+        }
+        let former = self.observed.former(d.id(), wanted, now);
+        self.observed
+            .record_paired(d.id(), now, paired.map(str::to_string));
+        Err(Failure(match former {
+            Some(f) => {
+                let why = if f.ambiguous {
+                    "cannot be told apart from look-alikes now"
+                } else {
+                    "is no longer on screen"
                 };
-                Err(Failure(format!(
-                    "{wanted} was {old} in your last look at the screen, and it {why}; nothing was done. The screen now ({} elements): {}",
+                format!(
+                    "{wanted} was {} when you last saw it, and it {why}; nothing was done. The screen now ({} elements): {}",
+                    f.what,
                     now.len(),
                     candidates(now)
-                )))
+                )
             }
-        }
+            None => format!(
+                "No element {} on the current screen ({} elements). The screen may have changed: call mobile_list_elements_on_screen again",
+                excerpt(wanted),
+                now.len()
+            ),
+        }))
     }
 }
 

@@ -82,7 +82,7 @@ impl MobileServer {
         let (shot, elements) = if need_elements {
             let (shot, elements) = tokio::join!(
                 self.run(ctx, "taking a screenshot", d.screenshot(&full)),
-                self.run(ctx, "listing elements", d.list_elements()),
+                self.elements(ctx, d),
             );
             (shot?, Some(elements?))
         } else {

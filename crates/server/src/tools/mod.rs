@@ -301,6 +301,19 @@ impl MobileServer {
         self.bounded(ctx, what, self.options.timeout, fut).await
     }
 
+    /// The elements on the screen of `d` now, with the refs this session gives them: an
+    /// element keeps its ref across lists, a new one gets a ref never used before
+    /// ([`crate::observe::Observations::number`]). Every list the tools show or act on is
+    /// read through here.
+    async fn elements(
+        &self,
+        ctx: &RequestContext<RoleServer>,
+        d: &Arc<dyn Device>,
+    ) -> Result<Vec<mobile_device::Element>, Failure> {
+        let list = self.run(ctx, "listing elements", d.list_elements()).await?;
+        Ok(self.observed.number(d.id(), list))
+    }
+
     /// Runs device work under `limit` and the client's cancellation: the one deadline
     /// of a tool call.
     async fn bounded<T>(

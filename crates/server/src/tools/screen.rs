@@ -30,9 +30,7 @@ impl MobileServer {
         ctx: RequestContext<RoleServer>,
     ) -> Outcome {
         let d = self.device(&ctx, &p.device).await?;
-        let elements = self
-            .run(&ctx, "listing elements", d.list_elements())
-            .await?;
+        let elements = self.elements(&ctx, &d).await?;
         self.observed.record(d.id(), &elements);
         let list = ElementList { elements };
         let rendered = match p.format.unwrap_or_default() {
@@ -44,7 +42,7 @@ impl MobileServer {
 
     #[tool(
         name = "mobile_take_screenshot",
-        description = "Look at the screen: returns a JPEG (longest side 1024 px unless maxSize or scale say otherwise) and how screenshot coordinates map to screen coordinates. `clip` (a rectangle in screen coordinates, or a ref) returns only that part at full detail; `annotate: true` draws each actionable element's box and @ref on the image and returns the element list too. Prefer mobile_list_elements_on_screen to find things to tap.",
+        description = "Look at the screen: returns a JPEG (longest side 1024 px unless maxSize or scale say otherwise) and how screenshot coordinates map to screen coordinates. `clip` (a rectangle in screen coordinates, a ref, or a text/id/label selector) returns only that part at full detail; `annotate: true` draws each actionable element's box and @ref on the image and returns the element list too. Prefer mobile_list_elements_on_screen to find things to tap.",
         annotations(
             title = "Take screenshot",
             read_only_hint = true,
@@ -94,7 +92,7 @@ impl MobileServer {
 
     #[tool(
         name = "mobile_save_screenshot",
-        description = "Save a screenshot to a .png, .jpg or .jpeg file on this machine (under the working or temp directory). Full size unless maxSize or scale are given; `clip` (a rectangle in screen coordinates, or a ref) saves only that part. An existing file is replaced only with overwrite: true.",
+        description = "Save a screenshot to a .png, .jpg or .jpeg file on this machine (under the working or temp directory). Full size unless maxSize or scale are given; `clip` (a rectangle in screen coordinates, a ref, or a text/id/label selector) saves only that part. An existing file is replaced only with overwrite: true.",
         annotations(
             title = "Save screenshot",
             read_only_hint = false,

@@ -91,9 +91,7 @@ impl MobileServer {
             }
         }
         loop {
-            let now = self
-                .run(&ctx, "listing elements", d.list_elements())
-                .await?;
+            let now = self.elements(&ctx, &d).await?;
             let hits: Vec<_> = now.iter().filter(|e| sel.matches(e)).cloned().collect();
             let ms = start.elapsed().as_millis() as u64;
             let met = match p.until {

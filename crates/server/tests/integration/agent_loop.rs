@@ -12,6 +12,7 @@ use virtual_phone::adb_server::PrivateAdbServer;
 use virtual_phone::living::scenario::{SHOP, living_state};
 use virtual_phone::state::InputEvent;
 
+mod refs;
 mod targets;
 
 const DEADLINE: Duration = Duration::from_secs(240);

@@ -10,8 +10,8 @@ use std::collections::{BTreeMap, BTreeSet};
 use serde::{Deserialize, Serialize};
 
 mod actions;
-pub mod location;
 mod dialog;
+pub mod location;
 
 pub use dialog::Dialog;
 pub(crate) use dialog::{BUTTON_SP, MESSAGE_SP, TITLE_SP, window as dialog_window, wrap};

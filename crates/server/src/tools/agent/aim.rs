@@ -213,7 +213,7 @@ impl MobileServer {
                 });
             }
         }
-        let elements = self.run(ctx, "listing elements", d.list_elements()).await?;
+        let elements = self.elements(ctx, d).await?;
         Ok(Lookup {
             elements,
             paired: None,
