@@ -1,16 +1,19 @@
 #!/usr/bin/env bash
 # The one test command: formatting, lints, and the whole test suite.
-# Installs what it needs on a fresh machine (the Debian `adb` and `tesseract-ocr`
-# packages; the pinned MCP clients for the interop and conformance runs,
-# once, into .cache/). Usage: scripts/test.sh
+# Installs what it needs on a fresh machine (the Debian `adb`, `tesseract-ocr` and
+# `tesseract-ocr-chi-sim` packages; the pinned MCP clients for the interop and
+# conformance runs, once, into .cache/). Usage: scripts/test.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 # Debian packages the tests use: `adb` (the real adb server, for the virtual-phone tests)
-# and `tesseract-ocr` (reading text back from screenshots).
+# and `tesseract-ocr` with `tesseract-ocr-chi-sim` (reading text back from screenshots).
 missing=()
 command -v adb >/dev/null 2>&1 || missing+=(adb)
 command -v tesseract >/dev/null 2>&1 || missing+=(tesseract-ocr)
+# The Simplified Chinese model, so the OCR test also reads the CJK fallback glyphs.
+{ command -v tesseract >/dev/null 2>&1 && tesseract --list-langs 2>/dev/null | grep -qx chi_sim; } ||
+  missing+=(tesseract-ocr-chi-sim)
 if [ "${#missing[@]}" -gt 0 ]; then
   echo "== installing ${missing[*]} (Debian packages)"
   sudo=()
