@@ -4,9 +4,9 @@
 //! The marks are given in the capture's screen pixels; they are drawn after scaling, at the
 //! output's resolution, so lines and labels keep the same weight whatever the capture's
 //! size. A box is an outline inside the element's bounds; its label is a small filled tag
-//! in a box corner (the top-right one first, where a row's or a button's own text rarely
-//! is), moved to another corner or outside the box when it would not fit or would cover
-//! another label.
+//! in a corner of a tall box (the top-right one first, where a row's own text rarely is),
+//! and just outside a box too low to hold it clear of its centred text (a button), moved
+//! on when it would not fit or would cover another label.
 //!
 //! ```
 //! use mobile_device::{CaptureFormat, Screenshot, ScreenshotOptions};
@@ -153,9 +153,12 @@ fn tag_size(px: f32, label: &str) -> (i64, i64) {
     (text_w + 2 * pad, text_h)
 }
 
-/// Where a `lw`×`lh` tag of box `b` goes: the first of its top-right, top-left,
-/// bottom-right corners (inside the box), then above or below it (outside), that fits in
-/// the image and covers no tag already placed; the top-right corner if none does.
+/// Where a `lw`×`lh` tag of box `b` goes, the first that fits in the image and covers no
+/// tag already placed: inside the top-right, top-left or bottom-right corner when the box
+/// is at least three tags tall (a row's or a button's own line of text sits in its middle
+/// third, so the tag stays clear of it); otherwise, or when no corner is free, just outside
+/// the box, above it (right end, then left end) or below it; inside the top-right corner of
+/// a smaller box only when all of those are taken. The top-right corner if none is free.
 fn place(b: Px, lw: i64, lh: i64, t: i64, w: i64, h: i64, placed: &[Px]) -> Px {
     let at = |x0: i64, y0: i64| Px {
         x0,
@@ -163,15 +166,23 @@ fn place(b: Px, lw: i64, lh: i64, t: i64, w: i64, h: i64, placed: &[Px]) -> Px {
         x1: x0 + lw,
         y1: y0 + lh,
     };
-    let fits_inside = b.x1 - b.x0 >= lw + 2 * t && b.y1 - b.y0 >= lh + 2 * t;
+    let wide = b.x1 - b.x0 >= lw + 2 * t;
+    let fits_inside = wide && b.y1 - b.y0 >= lh + 2 * t;
+    let tall = wide && b.y1 - b.y0 >= 3 * lh + 2 * t;
     let mut options = Vec::new();
-    if fits_inside {
+    if tall {
         options.push(at(b.x1 - lw, b.y0));
         options.push(at(b.x0, b.y0));
         options.push(at(b.x1 - lw, b.y1 - lh));
     }
+    let right = (b.x1 - lw).max(b.x0);
+    options.push(at(right, b.y0 - lh));
     options.push(at(b.x0, b.y0 - lh));
+    options.push(at(right, b.y1));
     options.push(at(b.x0, b.y1));
+    if fits_inside && !tall {
+        options.push(at(b.x1 - lw, b.y0));
+    }
     options
         .iter()
         .copied()
@@ -302,6 +313,43 @@ mod tests {
         }
         assert!(near(&img.get_pixel(100, 349).0, MARK_COLOUR, 0));
         assert!(near(&img.get_pixel(100, 250).0, MARK_COLOUR, 0));
+    }
+
+    #[test]
+    fn a_low_box_keeps_its_tag_outside_and_a_tall_one_inside() {
+        let (lw, lh, t) = (30, 16, 2);
+        // A button two tags tall: a tag inside would cover the top of its centred label.
+        let button = Px {
+            x0: 200,
+            y0: 300,
+            x1: 280,
+            y1: 340,
+        };
+        let tag = place(button, lw, lh, t, 500, 1000, &[]);
+        assert!(!tag.overlaps(&button), "{tag:?} is outside {button:?}");
+        assert_eq!(
+            (tag.x1, tag.y1),
+            (button.x1, button.y0),
+            "above its right end"
+        );
+        // A row four tags tall: the tag sits in its top-right corner, above the middle.
+        let row = Px {
+            x0: 0,
+            y0: 500,
+            x1: 500,
+            y1: 564,
+        };
+        let tag = place(row, lw, lh, t, 500, 1000, &[]);
+        assert_eq!((tag.x1, tag.y0), (row.x1, row.y0), "{tag:?}");
+        assert!(tag.y1 <= row.y0 + (row.y1 - row.y0) / 3);
+        // At the image's top edge there is no room above: below the box instead.
+        let top = Px {
+            y0: 0,
+            y1: 40,
+            ..button
+        };
+        let tag = place(top, lw, lh, t, 500, 1000, &[]);
+        assert_eq!(tag.y0, top.y1, "{tag:?}");
     }
 
     #[test]
