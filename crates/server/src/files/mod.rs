@@ -86,11 +86,16 @@ impl FileRoots {
 
     /// These folders, canonicalized; one that does not exist is left out.
     pub fn new(roots: impl IntoIterator<Item = PathBuf>) -> Self {
-        let roots = roots
-            .into_iter()
-            .filter_map(|r| std::fs::canonicalize(&r).ok())
-            .collect();
-        FileRoots { roots }
+        let mut out: Vec<PathBuf> = Vec::new();
+        for r in roots {
+            // The same folder twice (the working folder is the temp folder) is listed once.
+            if let Ok(c) = std::fs::canonicalize(&r)
+                && !out.contains(&c)
+            {
+                out.push(c);
+            }
+        }
+        FileRoots { roots: out }
     }
 
     fn absolute(path: &str) -> Result<PathBuf, String> {

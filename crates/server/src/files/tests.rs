@@ -220,3 +220,10 @@ fn a_folder_swapped_for_a_link_after_the_check_keeps_the_write_in_place() {
     std::fs::remove_dir_all(&root).ok();
     std::fs::remove_dir_all(&outside).ok();
 }
+
+#[test]
+fn the_same_root_twice_is_listed_once() {
+    let d = tempfile::tempdir().unwrap();
+    let r = FileRoots::new([d.path().to_path_buf(), d.path().join(".")]);
+    assert_eq!(r.describe().matches(", ").count(), 0, "{}", r.describe());
+}
