@@ -4,14 +4,14 @@
 //!
 //! `dumpsys SurfaceFlinger --frametimeline -all` (Android 12+; AOSP frameworks/native
 //! services/surfaceflinger/FrameTimeline/FrameTimeline.cpp, `FrameTimeline::dumpAll`,
-//! lines 1505–1513 in Android 15) prints "Number of display frames : N" and the last 64
+//! lines 1491–1499 in Android 15) prints "Number of display frames : N" and the last 64
 //! frames composed for the display (`kDefaultMaxDisplayFrames`, FrameTimeline.h line 525),
 //! a frame being added at each composition (`setSfPresent`, lines 918–928) and none when a
 //! commit composes nothing. So the text stays the same exactly while nothing is composed:
 //! two equal hashes mean no frame reached the screen between them, whatever moved (a
 //! window animation, a spinner, a video) — a finer fact than two equal frames, and a
 //! binder call instead of a 10 MB capture. Before Android 12 the argument falls through to
-//! the full dump (SurfaceFlinger.cpp lines 6446–6453), which differs at every call, so the
+//! the full dump (SurfaceFlinger.cpp lines 6436–6453), which differs at every call, so the
 //! release is checked first, and the dump's first line once per device.
 //!
 //! A fingerprint from the frame timeline starts with [`TIMELINE_PREFIX`]; a frame hash is

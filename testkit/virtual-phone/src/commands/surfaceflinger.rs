@@ -13,7 +13,7 @@
 //!   `dumpTable` (services/surfaceflinger/FrameTimeline/FrameTimeline.cpp lines 1491–1521,
 //!   1455–1489, 479–528, 39–89): "Number of display frames : N", then each display frame
 //!   the list keeps (the last 64, see `crate::living::compose`), its times in ms relative to
-//!   the oldest frame's start (`getBaseTime`, lines 1423–1433). `-jank` lists only janky
+//!   the oldest frame's start (`getBaseTime`, lines 1424–1434). `-jank` lists only janky
 //!   frames; the model composes none that are janky, so it prints nothing.
 //! - The full dump starts with "Build configuration:" (`SurfaceFlinger::dumpAll`, line
 //!   6904) and includes the time spent in each refresh rate, brought up to date at each
