@@ -217,6 +217,7 @@ class Agent:
         settle = sc.get("settle")
         if settle and name != "mobile_wait_for":
             self.st["settles"].append((name, settle.get("settled"), settle.get("waitedMs", 0)))
+            self.st["signals"].append(settle.get("signal", "?"))
         if VERBOSE:
             first = (r.get("content") or [{}])[0].get("text", "")[:90].replace("\n", " | ")
             print(f"    {time.monotonic() - t0:7.3f}s {name} {args} -> {first!r}"
@@ -512,7 +513,7 @@ QUICK = ["pick a result", "snackbar goes"]
 # ---------------------------------------------------------------- running
 
 def run_one(args, adb, sdk, task, way):
-    st = {"calls": 0, "bytes": 0, "ms": 0.0, "task_ms": 0.0, "wrong": 0, "settles": [], "notes": [],
+    st = {"calls": 0, "bytes": 0, "ms": 0.0, "task_ms": 0.0, "wrong": 0, "settles": [], "signals": [], "notes": [],
           "ok": False}
     phone = Phone(args.phone, adb, sdk)
     server = None
@@ -594,7 +595,8 @@ def agg(runs):
     return {k: med([r[k] for r in runs]) for k in ("calls", "bytes", "ms", "task_ms", "wrong")} | {
         "ok": all(r["ok"] for r in runs),
         "notes": sorted({n for r in runs for n in r["notes"]}),
-        "settles": [s for r in runs for s in r["settles"]]}
+        "settles": [s for r in runs for s in r["settles"]],
+        "signals": [s for r in runs for s in r.get("signals", [])]}
 
 
 HEADER = ("| profile | task | calls classic | calls new | fewer calls | bytes classic | "
@@ -632,6 +634,11 @@ def summary(rows):
               f"settle wait / the screen's own transition: median {med(ratios):.2f}x "
               f"max {max(ratios or [0]):.2f}x over {len(ratios)} actions; "
               f"not settled within the bound: {unsettled}")
+        signals = {}
+        for _, _, r in sub:
+            for sig in agg(r["new"])["signals"]:
+                signals[sig] = signals.get(sig, 0) + 1
+        print("  settle signal: " + ", ".join(f"{k} x{v}" for k, v in sorted(signals.items())))
         by = {}
         for _, _, r in sub:
             for s in agg(r["new"])["settles"]:

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Times the candidate settle signals on the virtual phone through the real adb server:
-# the frame hashed on the phone (`screencap | sha1sum`), the raw frame pulled
+# the composed-frame list hashed on the phone (`dumpsys SurfaceFlinger --frametimeline -all
+# | sha1sum`, Android 12+), the frame hashed on the phone (`screencap | sha1sum`), the raw frame pulled
 # (`exec-out screencap`), and the UI tree (`exec-out uiautomator dump /dev/tty`); with
 # and without the mid-range latency profile. Usage: scripts/settle-signals.sh [N]
 set -euo pipefail
@@ -17,7 +18,7 @@ run() { # label, state json
   sleep 0.5
   HOME=$tmp adb -P $ADBP connect 127.0.0.1:$PORT >/dev/null
   local s="127.0.0.1:$PORT"
-  for sig in "shell:screencap | sha1sum" "exec-out:screencap" "exec-out:uiautomator dump /dev/tty"; do
+  for sig in "shell:dumpsys SurfaceFlinger --frametimeline -all | sha1sum" "exec-out:dumpsys SurfaceFlinger --frametimeline -all" "shell:screencap | sha1sum" "exec-out:screencap" "exec-out:uiautomator dump /dev/tty"; do
     local kind=${sig%%:*} cmd=${sig#*:}
     local bytes=0 t0 t1
     t0=$(date +%s%N)

@@ -1,11 +1,14 @@
 //! Waiting until the screen stops changing after an action, bounded.
 //!
 //! The signal is a fingerprint of the screen ([`mobile_device::Device::screen_fingerprint`]:
-//! on Android the frame hashed on the phone, `screencap | sha1sum`, one round trip and 43
-//! bytes; docs/performance.md has the comparison with pulling frames or dumping the UI
-//! tree). Where a device has none, the fingerprint is a hash of its element list. The
-//! screen has settled when two samples started at least [`SettleConfig::gap`] apart are
-//! equal (back to back when a sample takes longer than the gap); a
+//! on Android 12 and later the list of display frames SurfaceFlinger composed, hashed on
+//! the phone (`dumpsys SurfaceFlinger --frametimeline -all | sha1sum`; a fingerprint that
+//! starts with `frametimeline:`), before 12 the frame hashed on the phone (`screencap |
+//! sha1sum`), one round trip and 43 bytes either way; docs/performance.md has the
+//! comparison with pulling frames or dumping the UI tree). Where a device has none, the
+//! fingerprint is a hash of its element list. The screen has settled when two samples
+//! started at least [`SettleConfig::gap`] apart are equal (back to back when a sample
+//! takes longer than the gap); a
 //! screen that keeps changing until the bound is reported as not settled, which is a
 //! fact about the screen, not a failure of the action.
 
@@ -28,6 +31,50 @@ pub(crate) struct SettleConfig {
 pub(crate) const DEFAULT_SETTLE: Duration = Duration::from_millis(2000);
 /// The default least time between samples: six frames at 60 Hz.
 pub(crate) const DEFAULT_GAP: Duration = Duration::from_millis(100);
+/// The least time between two frame-timeline samples: three vsyncs at 60 Hz. Two equal
+/// frame lists mean SurfaceFlinger composed nothing in between (an animation composes at
+/// every vsync it does not drop), a stronger fact than two equal frames, which a slow
+/// animation can show for a while; so a shorter rest is enough.
+pub(crate) const TIMELINE_GAP: Duration = Duration::from_millis(50);
+
+/// What a settle wait samples.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Signal {
+    /// The composed display frames (Android 12+).
+    FrameTimeline,
+    /// The frame itself.
+    FrameHash,
+    /// The element list (a device with no fingerprint).
+    ElementList,
+}
+
+impl Signal {
+    /// The signal a device fingerprint comes from.
+    pub(crate) fn of(fingerprint: &str) -> Signal {
+        if fingerprint.starts_with("frametimeline:") {
+            Signal::FrameTimeline
+        } else {
+            Signal::FrameHash
+        }
+    }
+
+    /// Its name in the result.
+    pub(crate) fn name(self) -> &'static str {
+        match self {
+            Signal::FrameTimeline => "frame timeline",
+            Signal::FrameHash => "frame hash",
+            Signal::ElementList => "element list",
+        }
+    }
+
+    /// The least time between two of its samples.
+    pub(crate) fn gap(self) -> Duration {
+        match self {
+            Signal::FrameTimeline => TIMELINE_GAP,
+            _ => DEFAULT_GAP,
+        }
+    }
+}
 
 /// What the wait found.
 #[derive(Debug, Clone, Serialize, PartialEq)]
@@ -39,7 +86,7 @@ pub(crate) struct Settled {
     pub waited_ms: u64,
     /// How many fingerprints were taken.
     pub samples: u32,
-    /// What was sampled: "frame hash" or "element list".
+    /// What was sampled: "frame timeline", "frame hash" or "element list".
     pub signal: &'static str,
     /// Why the wait stopped early, if a sample failed.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -194,6 +241,13 @@ mod tests {
         assert!(!s.settled);
         assert!(s.error.is_none());
         assert!(s.render().contains("not settled"));
+    }
+
+    #[test]
+    fn the_signal_is_named_by_the_fingerprint() {
+        assert_eq!(Signal::of("frametimeline:ab12"), Signal::FrameTimeline);
+        assert_eq!(Signal::of("ab12"), Signal::FrameHash);
+        assert!(Signal::FrameTimeline.gap() < Signal::FrameHash.gap());
     }
 
     #[tokio::test]

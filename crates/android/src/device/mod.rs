@@ -60,6 +60,8 @@ pub struct AndroidDevice {
     displays: OnceCell<Vec<String>>,
     /// `ro.build.version.sdk`, read once when a method needs it.
     sdk: OnceCell<u32>,
+    /// Whether `dumpsys SurfaceFlinger --frametimeline -all` lists composed frames here.
+    frame_timeline: OnceCell<bool>,
     recording: Mutex<Option<ActiveRecording>>,
 }
 
@@ -77,6 +79,7 @@ impl AndroidDevice {
             link,
             displays: OnceCell::new(),
             sdk: OnceCell::new(),
+            frame_timeline: OnceCell::new(),
             recording: Mutex::new(None),
         }
     }

@@ -1,10 +1,34 @@
-//! The screen fingerprint a settle check samples: the frame hashed on the phone.
+//! The screen fingerprint a settle check samples: on Android 12 and later the list of
+//! display frames SurfaceFlinger composed, hashed on the phone; else the frame itself,
+//! hashed on the phone.
+//!
+//! `dumpsys SurfaceFlinger --frametimeline -all` (Android 12+; AOSP frameworks/native
+//! services/surfaceflinger/FrameTimeline/FrameTimeline.cpp, `FrameTimeline::dumpAll`,
+//! lines 1491–1499 in Android 15) prints "Number of display frames : N" and the last 64
+//! frames composed for the display (`kDefaultMaxDisplayFrames`, FrameTimeline.h line 525),
+//! a frame being added at each composition (`setSfPresent`, lines 918–928) and none when a
+//! commit composes nothing. So the text stays the same exactly while nothing is composed:
+//! two equal hashes mean no frame reached the screen between them, whatever moved (a
+//! window animation, a spinner, a video) — a finer fact than two equal frames, and a
+//! binder call instead of a 10 MB capture. Before Android 12 the argument falls through to
+//! the full dump (SurfaceFlinger.cpp lines 6436–6453), which differs at every call, so the
+//! release is checked first, and the dump's first line once per device.
+//!
+//! A fingerprint from the frame timeline starts with [`TIMELINE_PREFIX`]; a frame hash is
+//! the bare digest (the server names the signal from that).
 
 use mobile_device::{DeviceError, Result};
 
 use super::AndroidDevice;
 use crate::adb::Cap;
 use crate::quote::command;
+
+/// The first SDK level with FrameTimeline (Android 12).
+const FRAME_TIMELINE_SDK: u32 = 31;
+/// What a frame-timeline fingerprint starts with.
+const TIMELINE_PREFIX: &str = "frametimeline:";
+
+const TIMELINE: [&str; 4] = ["dumpsys", "SurfaceFlinger", "--frametimeline", "-all"];
 
 /// What `sha1sum` (or `md5sum`) prints for standard input: the hex digest, two spaces, `-`.
 fn parse_digest(out: &str) -> Option<&str> {
@@ -13,28 +37,72 @@ fn parse_digest(out: &str) -> Option<&str> {
         .then_some(digest)
 }
 
+/// Whether a `--frametimeline -all` dump is the frame list (its first line
+/// `Number of display frames : N`), not the full dump an older release falls back to.
+fn is_frame_list(out: &str) -> bool {
+    out.lines()
+        .next()
+        .and_then(|l| l.strip_prefix("Number of display frames : "))
+        .is_some_and(|n| n.trim().parse::<u32>().is_ok())
+}
+
 impl AndroidDevice {
-    /// 1 round trip: `screencap | sha1sum` in one shell. The raw frame (no PNG encode) is
-    /// hashed on the phone by toybox's `sha1sum` (toys/lets/md5sum.c, Android 6 and later),
-    /// so 43 bytes cross the cable instead of a frame. Each side of the pipe is one quoted
-    /// argv.
+    /// 1 round trip: the frame timeline (Android 12+, when its dump was understood) or the
+    /// frame, hashed on the phone by toybox's `sha1sum` (toys/lets/md5sum.c, Android 6
+    /// and later), so 43 bytes cross the cable. The first call on a device also reads
+    /// the SDK level and, on 12+, the dump once (2 more round trips).
     pub(super) async fn screen_fingerprint(&self) -> Result<String> {
+        if self.frame_timeline().await? {
+            let cmd = format!("{} | {}", command(&TIMELINE)?, command(&["sha1sum"])?);
+            let out = self
+                .sh_cap("fingerprinting the screen", cmd, Cap::SHELL)
+                .await?;
+            return digest(
+                &out,
+                "dumpsys SurfaceFlinger --frametimeline -all | sha1sum",
+            )
+            .map(|d| format!("{TIMELINE_PREFIX}{d}"));
+        }
         let cmd = format!("{} | {}", command(&["screencap"])?, command(&["sha1sum"])?);
         let out = self
             .sh_cap("fingerprinting the screen", cmd, Cap::SHELL)
             .await?;
-        parse_digest(&out).map(str::to_string).ok_or_else(|| {
-            DeviceError::backend(format!(
-                "`screencap | sha1sum` printed no digest: {}",
-                out.lines()
-                    .next()
-                    .unwrap_or("")
-                    .chars()
-                    .take(200)
-                    .collect::<String>()
-            ))
-        })
+        digest(&out, "screencap | sha1sum")
     }
+
+    /// Whether this device's frame timeline can be sampled (checked once).
+    async fn frame_timeline(&self) -> Result<bool> {
+        self.frame_timeline
+            .get_or_try_init(|| async {
+                if self.sdk().await? < FRAME_TIMELINE_SDK {
+                    return Ok::<_, DeviceError>(false);
+                }
+                let out = self
+                    .sh_cap(
+                        "reading the frame timeline",
+                        command(&TIMELINE)?,
+                        Cap::LISTING,
+                    )
+                    .await?;
+                Ok(is_frame_list(&out))
+            })
+            .await
+            .copied()
+    }
+}
+
+fn digest(out: &str, what: &str) -> Result<String> {
+    parse_digest(out).map(str::to_string).ok_or_else(|| {
+        DeviceError::backend(format!(
+            "`{what}` printed no digest: {}",
+            out.lines()
+                .next()
+                .unwrap_or("")
+                .chars()
+                .take(200)
+                .collect::<String>()
+        ))
+    })
 }
 
 #[cfg(test)]
@@ -53,5 +121,17 @@ mod tests {
         );
         assert_eq!(parse_digest("/system/bin/sh: sha1sum: not found\n"), None);
         assert_eq!(parse_digest(""), None);
+    }
+
+    #[test]
+    fn the_frame_list_is_told_from_the_full_dump() {
+        assert!(is_frame_list(
+            "Number of display frames : 64\nDisplay Frame 0\nPrediction State : Valid\n"
+        ));
+        assert!(is_frame_list("Number of display frames : 0\n"));
+        assert!(!is_frame_list(
+            "Build configuration: [sf PRESENT_TIME_OFFSET=0]\n\nDisplay identification data:\n"
+        ));
+        assert!(!is_frame_list(""));
     }
 }

@@ -17,7 +17,7 @@ use super::{Failure, MobileServer, Outcome};
 use crate::observe::diff;
 use crate::params::{AfterAction, Observe};
 use crate::selector::short;
-use crate::settle::{DEFAULT_GAP, DEFAULT_SETTLE, SettleConfig, Settled, settle};
+use crate::settle::{DEFAULT_SETTLE, SettleConfig, Settled, Signal, settle};
 
 mod aim;
 
@@ -44,26 +44,27 @@ impl MobileServer {
         d: &Arc<dyn Device>,
         timeout: Duration,
     ) -> Result<Settled, Failure> {
-        let cfg = SettleConfig {
-            timeout,
-            gap: DEFAULT_GAP,
-        };
         let work = async {
             let start = std::time::Instant::now();
             // The first sample also says which signal the device has.
             let probe = d.screen_fingerprint().await;
-            let signal = match probe {
-                Err(DeviceError::Unsupported { .. }) => "element list",
-                _ => "frame hash",
+            let signal = match &probe {
+                Err(DeviceError::Unsupported { .. }) => Signal::ElementList,
+                Ok(fp) => Signal::of(fp),
+                Err(_) => Signal::FrameHash,
             };
-            Ok(if signal == "frame hash" {
+            let cfg = SettleConfig {
+                timeout,
+                gap: signal.gap(),
+            };
+            Ok(if signal != Signal::ElementList {
                 let first = probe.map_err(|e| e.to_string());
-                settle(cfg, signal, start, Some(first), || async {
+                settle(cfg, signal.name(), start, Some(first), || async {
                     d.screen_fingerprint().await.map_err(|e| e.to_string())
                 })
                 .await
             } else {
-                settle(cfg, signal, start, None, || async {
+                settle(cfg, signal.name(), start, None, || async {
                     d.list_elements()
                         .await
                         .map(|l| list_hash(&l))
@@ -192,7 +193,7 @@ impl MobileServer {
         lookup: Option<Lookup>,
     ) -> Result<(Vec<Element>, Option<String>), Failure> {
         let rested = settled
-            .filter(|s| s.settled && s.signal == "frame hash")
+            .filter(|s| s.settled && s.signal != Signal::ElementList.name())
             .and_then(|s| s.last.clone());
         if let (Some(l), Some(fp)) = (lookup, rested.as_ref())
             && l.paired.as_ref() == Some(fp)

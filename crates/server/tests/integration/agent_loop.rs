@@ -13,6 +13,7 @@ use virtual_phone::living::scenario::{SHOP, living_state};
 use virtual_phone::state::InputEvent;
 
 mod refs;
+mod signal;
 mod targets;
 
 const DEADLINE: Duration = Duration::from_secs(240);

@@ -46,6 +46,7 @@ pub(super) fn dumpsys(ctx: &mut Ctx, args: &[String]) -> Res {
             ctx.print("Display 4619827259835644672 (HWC display 0): port=0 pnpId=GGL displayName=\"Built-in Screen\"\n")?;
             Ok(0)
         }
+        "SurfaceFlinger" => surfaceflinger::dumpsys_surfaceflinger(ctx, &args[1..]),
         "display" => {
             let (w, h, d) =
                 ctx.with_state(|s| (s.display.width, s.display.height, s.display.density));

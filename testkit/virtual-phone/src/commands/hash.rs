@@ -1,19 +1,31 @@
 //! `md5sum` and `sha1sum` (toybox, on Android since 6.0), and the one pipeline the shell
 //! runs: `screencap [-p] | md5sum` / `| sha1sum`, which hashes the frame on the phone so
-//! only the 33-byte line crosses the cable.
+//! only the 33-byte line crosses the cable (or `dumpsys SurfaceFlinger --frametimeline -all`
+//! in place of `screencap`).
 //!
 //! Output as toybox toys/lets/md5sum.c prints it: the lowercase hex digest, two spaces, and
 //! the file name, `-` for standard input (`printf("%s  %s\n", hash, name)`).
 
 use super::*;
 
-/// The frame hash a settle check sends: `screencap [-p] | md5sum` (or `sha1sum`), with no
-/// redirection; the one pipeline the shell lets through.
+/// The hashes a settle check sends, the one pipeline the shell lets through, with no
+/// redirection: `screencap [-p] | md5sum` (or `sha1sum`), the frame hashed on the phone,
+/// and `dumpsys SurfaceFlinger --frametimeline -all | md5sum` (or `sha1sum`), the list of
+/// composed display frames hashed on the phone (see `surfaceflinger.rs`).
 pub(crate) fn is_frame_hash(line: &crate::shell::ParsedLine) -> bool {
+    let first: Vec<&str> = line
+        .commands
+        .first()
+        .map(|c| c.argv.iter().map(String::as_str).collect())
+        .unwrap_or_default();
+    let source = match first.as_slice() {
+        ["screencap", rest @ ..] => rest.iter().all(|a| *a == "-p"),
+        ["dumpsys", "SurfaceFlinger", "--frametimeline", "-all"] => true,
+        _ => false,
+    };
     line.operators == ["|"]
         && line.commands.len() == 2
-        && line.commands[0].argv.first().map(String::as_str) == Some("screencap")
-        && line.commands[0].argv[1..].iter().all(|a| a == "-p")
+        && source
         && matches!(
             line.commands[1].argv.as_slice(),
             [p] if p == "md5sum" || p == "sha1sum"
@@ -54,7 +66,7 @@ pub(super) fn hashsum(ctx: &mut Ctx, name: &str, args: &[String]) -> Res {
 }
 
 /// Runs `A | B`: A's output becomes B's input, B writes to `io`. The shell lets only
-/// `screencap … | md5sum|sha1sum` through (see `crate::shell`).
+/// the pipelines of [`is_frame_hash`] through (see `crate::shell`).
 pub(super) fn pipeline(
     phone: &Arc<Shared>,
     parsed: &crate::shell::ParsedLine,

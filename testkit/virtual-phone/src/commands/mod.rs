@@ -28,6 +28,7 @@ mod packages;
 mod processes;
 mod screen;
 mod settings;
+mod surfaceflinger;
 
 use am::*;
 use dumpsys::*;

@@ -15,11 +15,15 @@
 //!   tap` on current hardware).
 //! - `am start`/`am force-stop`: 200 (`am` is `cmd activity` since Android 7, no VM start;
 //!   `-W` adds the launch itself, which the living screen models).
+//! - `dumpsys SurfaceFlinger --frametimeline -all`: 60. An assumption (no public
+//!   measurement found): a shell command's 40 plus SurfaceFlinger formatting its 64 kept
+//!   display frames (tens of KB of text) under its lock.
 //! - anything else (`getprop`, `wm`, `dumpsys window`, `md5sum`, …): 40 (a shell round trip
 //!   on the phone).
 //!
 //! A pipeline costs the sum of its commands, plus the hash's own time: `md5sum`/`sha1sum`
-//! over a 10 MB frame at ~400 MB/s on a mid-range ARM core is 25 ms.
+//! over a 10 MB frame at ~400 MB/s on a mid-range ARM core is 25 ms; over the frame
+//! timeline's tens of KB, at the same rate, 1 ms or less (counted as 1).
 
 use serde::{Deserialize, Serialize};
 
@@ -50,13 +54,25 @@ impl LatencyProfile {
             "input" => 230,
             "am" | "monkey" => 200,
             "md5sum" | "sha1sum" => 25,
+            "dumpsys" if argv.iter().any(|a| a == "--frametimeline") => 60,
             "" => 0,
             _ => 40,
         }
     }
 
-    /// What a whole line costs: the sum over its simple commands.
+    /// What a whole line costs: the sum over its simple commands (a hash costs what its
+    /// input does: a frame from `screencap`, else a few KB).
     pub fn line_cost(&self, argvs: &[Vec<String>]) -> u64 {
-        argvs.iter().map(|a| self.cost(a)).sum()
+        let mut before: Option<&str> = None;
+        argvs
+            .iter()
+            .map(|a| {
+                let prog = a.first().map(String::as_str);
+                let hash = matches!(prog, Some("md5sum" | "sha1sum"));
+                let small = before.is_some_and(|b| b != "screencap");
+                before = prog;
+                if hash && small { 1 } else { self.cost(a) }
+            })
+            .sum()
     }
 }

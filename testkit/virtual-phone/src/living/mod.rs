@@ -25,6 +25,7 @@ use serde::{Deserialize, Serialize};
 use crate::state::{PhoneState, element_key};
 
 mod clock;
+pub(crate) mod compose;
 pub mod latency;
 pub mod scenario;
 mod shape;
@@ -87,6 +88,8 @@ pub(crate) struct Seen {
     pub focused: Option<String>,
     pub focus_ms: u64,
     pub snackbar: Option<Shown>,
+    /// The frames the display composed (for `dumpsys SurfaceFlinger --frametimeline`).
+    pub composed: compose::Composed,
 }
 
 /// The living part of the phone's state.
@@ -129,6 +132,14 @@ impl Life {
 /// After every command: stamps what changed (screen, scroll, focus) with the time now.
 pub fn after_command(s: &mut PhoneState) {
     let now = s.living.clock.now();
+    // What the old stamps animated up to now was composed before this command's change.
+    compose::advance(s, now);
+    stamp(s, now);
+    compose::after_change(s, now);
+}
+
+/// Stamps what changed (screen, scroll, focus) with `now`.
+fn stamp(s: &mut PhoneState, now: u64) {
     let key = screen_key(s);
     let (scroll, focused) = s
         .foreground()

@@ -10,12 +10,12 @@ use super::screen_key;
 pub const FRAME_MS: u64 = 16;
 /// A snackbar slides in and out over this long (Material `SnackbarBaseLayout`'s
 /// `ANIMATION_DURATION` = 250 ms in BaseTransientBottomBar.java).
-const SNACK_SLIDE_MS: u64 = 250;
+pub(super) const SNACK_SLIDE_MS: u64 = 250;
 /// The IME inset animation (WindowInsetsAnimation of the soft keyboard; AOSP
 /// `InsetsController.ANIMATION_DURATION_SHOW_MS` = 275 ms).
-const KEYBOARD_MS: u64 = 275;
+pub(super) const KEYBOARD_MS: u64 = 275;
 /// A fling keeps the list moving after the finger lifts; modelled as one decelerating run.
-const FLING_MS: u64 = 300;
+pub(super) const FLING_MS: u64 = 300;
 /// The soft keyboard's height as a share of the screen.
 const KEYBOARD_SHARE: f64 = 0.4;
 
