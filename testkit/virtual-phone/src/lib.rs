@@ -64,13 +64,13 @@
 //!   `cmd locale|display|window|activity|settings|input`, `am start [-W] -n|-a -d -c`,
 //!   `am force-stop|kill|broadcast` (ADBKeyboard's `ADB_INPUT_TEXT`/`ADB_INPUT_B64`/`ADB_CLEAR_TEXT`
 //!   type into the focused field once `com.android.adbkeyboard` is installed and selected), `monkey -p PKG … 1`, `input tap|swipe|text|keyevent|press|draganddrop`,
-//!   `dumpsys window [displays|windows]|activity|package PKG|SurfaceFlinger --display-id|display|input_method`,
+//!   `dumpsys window [displays|windows]|activity|package PKG|SurfaceFlinger [--display-id|--frametimeline -all]|display|input_method`,
 //!   `wm size|density|user-rotation`, `settings get|put|delete|list`, `content insert|update|query|delete`
 //!   (settings URIs), `getprop`, `setprop`, `uiautomator dump [FILE|/dev/tty]`, `screencap [-p] [FILE]`,
 //!   `screenrecord` (until `--time-limit`, `pkill -INT screenrecord`, `kill -INT PID` or the stream
 //!   closing), `pidof`/`pgrep`, `logcat` (-d, -c, -b, -v threadtime/year/brief, -t/-T, follow),
 //!   `ps`, `ls`, `cat`, `rm`, `mkdir`, `touch`, `echo`, `true`, `false`, `id`, `whoami`, `sleep`,
-//!   `date`, `export`, `exec`, `sh -c`, `appops`. Unknown: `/system/bin/sh: X: inaccessible or not found`.
+//!   `date`, `export`, `exec`, `sh -c`, `appops`, `md5sum`/`sha1sum` after `screencap` or the frame timeline. Unknown: `/system/bin/sh: X: inaccessible or not found`.
 //! - **State** ([`state`], [`scenario`] for the packages and screens): packages, activity stack,
 //!   per-screen elements and focus, settings (rotation), display, clipboard, main and crash log
 //!   buffers, files, every input event. Screens are laid out ([`layout`]) and drawn ([`render`],

@@ -9,8 +9,9 @@
 //! injection attempt when it contains, unquoted:
 //! - any list or pipeline operator (`;`, `&`, `&&`, `||`, `|`, newline) or a subshell `( )` —
 //!   except the one form adb itself sends for `adb logcat`:
-//!   `export ANDROID_LOG_TAGS="…"; exec logcat …`, and the frame hash a settle check sends,
-//!   `screencap [-p] | md5sum` (or `| sha1sum`), both with no redirection;
+//!   `export ANDROID_LOG_TAGS="…"; exec logcat …`, and the two hashes a settle check sends,
+//!   `screencap [-p] | md5sum` and `dumpsys SurfaceFlinger --frametimeline -all | md5sum`
+//!   (or `| sha1sum`), all with no redirection;
 //! - a command substitution `$( )`, `$(( ))` or `` ` ` `` (also inside double quotes, where sh
 //!   would run it too);
 //! - a redirection other than the data-free forms `</dev/null`, `>/dev/null`, `2>/dev/null`,
