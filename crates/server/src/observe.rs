@@ -2,8 +2,9 @@
 //!
 //! An observation is the element list the agent was last given for a device (by
 //! `mobile_list_elements_on_screen`, an action's result or `mobile_wait_for`). An
-//! element's identity across lists is its type, id, text and label, plus which occurrence
-//! of that identity it is in tree order ([`identities`]). Refs are given by identity, once
+//! element's identity across lists is its type, id, text and label; for look-alikes (one
+//! "Add to cart" per row) also the nearest one-of-a-kind text above it (its row's title)
+//! and which occurrence it is in tree order ([`identities`]). Refs are given by identity, once
 //! per device ([`Observations::number`]): an element keeps its ref in every later list, and
 //! a ref is never given to another element, so a ref the agent kept from any earlier look
 //! either names its element on the screen now or names nothing. An action's result reports
@@ -27,49 +28,77 @@ pub(crate) struct Identity {
     id: String,
     text: String,
     label: String,
-    /// Which occurrence of the same (kind, id, text, label) it is, top to bottom.
+    /// For an element with look-alikes (the same kind, id, text and label elsewhere in the
+    /// list, such as one "Add to cart" button per row): the text of the nearest element
+    /// above it in tree order that is one of a kind (its row's "Product 2"). So when the
+    /// rows scroll, each button stays with its row instead of with its position. Empty for
+    /// an element without look-alikes.
+    anchor: String,
+    /// Which occurrence of the same (kind, id, text, label, anchor) it is, top to bottom.
     nth: usize,
 }
 
+type Key<'a> = (&'a str, &'a str, &'a str, &'a str, &'a str);
+
 impl Identity {
-    fn base(&self) -> (&str, &str, &str, &str) {
-        (&self.kind, &self.id, &self.text, &self.label)
+    fn key(&self) -> Key<'_> {
+        (&self.kind, &self.id, &self.text, &self.label, &self.anchor)
     }
 }
 
-/// How many elements of `ids` share each (kind, id, text, label).
-fn look_alikes(ids: &[Identity]) -> HashMap<(&str, &str, &str, &str), usize> {
+/// How many elements of `ids` share each (kind, id, text, label, anchor): the ones `nth`
+/// tells apart.
+fn look_alikes(ids: &[Identity]) -> HashMap<Key<'_>, usize> {
     let mut n = HashMap::new();
     for k in ids {
-        *n.entry(k.base()).or_insert(0) += 1;
+        *n.entry(k.key()).or_insert(0) += 1;
     }
     n
 }
 
+/// An element's kind, id, text and label.
+type Base = (String, String, String, String);
+
 /// The identities of a list's elements, in order.
 pub(crate) fn identities(elements: &[Element]) -> Vec<Identity> {
-    let mut seen: HashMap<(String, String, String, String), usize> = HashMap::new();
-    elements
-        .iter()
-        .map(|e| {
-            let base = (
-                e.element_type.clone(),
-                e.identifier.clone().unwrap_or_default(),
-                e.text.clone().unwrap_or_default(),
-                e.label.clone().unwrap_or_default(),
-            );
-            let n = seen.entry(base.clone()).or_insert(0);
-            let nth = *n;
-            *n += 1;
-            Identity {
-                kind: base.0,
-                id: base.1,
-                text: base.2,
-                label: base.3,
-                nth,
+    let base = |e: &Element| {
+        (
+            e.element_type.clone(),
+            e.identifier.clone().unwrap_or_default(),
+            e.text.clone().unwrap_or_default(),
+            e.label.clone().unwrap_or_default(),
+        )
+    };
+    let bases: Vec<_> = elements.iter().map(base).collect();
+    let mut count: HashMap<&Base, usize> = HashMap::new();
+    for b in &bases {
+        *count.entry(b).or_insert(0) += 1;
+    }
+    let mut anchor = String::new();
+    let mut seen: HashMap<(&Base, String), usize> = HashMap::new();
+    let mut out = Vec::with_capacity(elements.len());
+    for b in &bases {
+        let alone = count[b] == 1;
+        let own = if alone { String::new() } else { anchor.clone() };
+        let n = seen.entry((b, own.clone())).or_insert(0);
+        let nth = *n;
+        *n += 1;
+        if alone {
+            let name = if b.2.is_empty() { &b.3 } else { &b.2 };
+            if !name.is_empty() {
+                anchor = name.clone();
             }
-        })
-        .collect()
+        }
+        out.push(Identity {
+            kind: b.0.clone(),
+            id: b.1.clone(),
+            text: b.2.clone(),
+            label: b.3.clone(),
+            anchor: own,
+            nth,
+        });
+    }
+    out
 }
 
 /// One device's last observation.
@@ -135,7 +164,7 @@ impl Observations {
         let ids = identities(&elements);
         let counts = look_alikes(&ids);
         for (e, k) in elements.iter_mut().zip(&ids) {
-            let n = counts[&k.base()];
+            let n = counts[&k.key()];
             let given = match seen.refs.get(k) {
                 Some(g) if g.look_alikes == n => g.reference.clone(),
                 _ => {
@@ -171,7 +200,7 @@ impl Observations {
         let ids = identities(now);
         Some(Former {
             what: format!("{ty}{name}"),
-            ambiguous: ids.iter().any(|n| n.base() == k.base()),
+            ambiguous: ids.iter().any(|n| n.key() == k.key()),
         })
     }
 
@@ -382,6 +411,35 @@ mod tests {
         );
         assert_eq!(refs(&now), ["@e3", "@e4", "@e5"]);
         assert!(o.former("d", "@e2", &now).unwrap().ambiguous);
+    }
+
+    #[test]
+    fn look_alikes_in_scrolled_rows_keep_the_row_they_belong_to() {
+        let o = Observations::default();
+        let row = |title: &str, y| {
+            let mut t = el("", title, y);
+            t.element_type = "android.widget.TextView".into();
+            [t, el("", "Add to cart", y + 50)]
+        };
+        let list = |titles: &[&str]| -> Vec<Element> {
+            titles
+                .iter()
+                .enumerate()
+                .flat_map(|(i, t)| row(t, 100 * i as i32))
+                .collect()
+        };
+        let before = o.number("d", list(&["Product 1", "Product 2", "Product 3"]));
+        assert_eq!(refs(&before), ["@e1", "@e2", "@e3", "@e4", "@e5", "@e6"]);
+        // Scrolled by one row: as many "Add to cart" buttons as before, each one row up.
+        let now = o.number("d", list(&["Product 2", "Product 3", "Product 4"]));
+        assert_eq!(
+            refs(&now)[..4],
+            ["@e3", "@e4", "@e5", "@e6"],
+            "Product 2's button is still @e4, not Product 1's @e2"
+        );
+        assert!(!refs(&now).contains(&"@e2"));
+        let f = o.former("d", "@e2", &now).unwrap();
+        assert!(!f.ambiguous, "Product 1's button is gone, not ambiguous");
     }
 
     #[test]
