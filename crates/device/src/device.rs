@@ -14,6 +14,7 @@ use async_trait::async_trait;
 use crate::button::Button;
 use crate::capture::ScreenshotOptions;
 use crate::error::{DeviceError, Result};
+use crate::fingerprint::ScreenFingerprint;
 use crate::input::{AppId, DevicePath, DeviceUrl, Locales};
 use crate::posture::{FoldState, Posture};
 use crate::types::*;
@@ -72,7 +73,8 @@ pub trait Device: Send + Sync + 'static {
     async fn screenshot(&self, _want: &ScreenshotOptions) -> Result<Screenshot> {
         Err(self.unsupported("screenshots"))
     }
-    /// Elements on screen, flattened depth-first, with `@eN` refs numbered from 1.
+    /// Elements on screen, flattened depth-first, each with an empty `reference`: refs are
+    /// the server's to give (it numbers every list it shows), not the backend's.
     async fn list_elements(&self) -> Result<Vec<Element>> {
         Err(self.unsupported("listing elements"))
     }
@@ -177,8 +179,9 @@ pub trait Device: Send + Sync + 'static {
     /// A short fingerprint of what the screen shows now: two equal fingerprints mean the
     /// screen did not change between them. The server samples it after an action to wait
     /// until the screen settles, so it must be cheap: where the device can hash its own
-    /// frame, no frame crosses to this machine.
-    async fn screen_fingerprint(&self) -> Result<String> {
+    /// frame, no frame crosses to this machine. The fingerprint names the signal it
+    /// digests, which the server's settle wait spaces its samples by.
+    async fn screen_fingerprint(&self) -> Result<ScreenFingerprint> {
         Err(self.unsupported("fingerprinting the screen"))
     }
 }

@@ -25,6 +25,7 @@ mod button;
 pub mod capture;
 pub mod device;
 pub mod error;
+mod fingerprint;
 pub mod input;
 mod join;
 mod posture;
@@ -35,6 +36,7 @@ pub use button::{Button, ButtonScope};
 pub use capture::{DEFAULT_JPEG_QUALITY, DEFAULT_MAX_SIZE, OutputFormat, ScreenshotOptions};
 pub use device::{Device, ProgressFn};
 pub use error::{DeviceError, NextStep, Result};
+pub use fingerprint::{ScreenFingerprint, SettleSignal};
 pub use input::{
     AppId, BundleId, DevicePath, DeviceUrl, Locales, PackageName, UrlPolicy, ValidationError,
     excerpt,

@@ -1,4 +1,6 @@
 #![warn(missing_docs)]
+// stdout carries MCP messages only; logs go through `tracing` to stderr or a file.
+#![deny(clippy::print_stdout, clippy::print_stderr)]
 //! `mobile-mcp`: the MCP server that lets AI agents operate Android phones and iOS
 //! simulators.
 //!
@@ -21,18 +23,16 @@
 //! Crates used: `rmcp` (the MCP SDK: protocol, macros, transports), `clap` (the CLI),
 //! `tracing` (logs to stderr or a file, never stdout).
 
+mod agent;
 mod boundary;
 mod files;
 mod http;
 mod memory;
-mod observe;
 mod output;
 mod params;
 mod policy;
 mod redact;
 mod schema;
-mod selector;
-mod settle;
 mod tools;
 
 pub use boundary::{Boundary, FilterTransportError, FilteringTransport, LineTransport};

@@ -1,6 +1,9 @@
 //! The `mobile-mcp` binary: parses the command line, sets up logging and the device
 //! backends, and serves MCP over stdio (default) or Streamable HTTP.
 
+// stdout carries MCP messages only; logs go through `tracing` to stderr or a file.
+#![deny(clippy::print_stdout, clippy::print_stderr)]
+
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
@@ -290,7 +293,10 @@ async fn main() -> anyhow::Result<()> {
         let exe = std::env::current_exe()
             .map(|p| p.display().to_string())
             .unwrap_or_else(|_| "mobile-mcp".into());
-        eprintln!("{}", terminal_greeting(&exe, cli.demo));
+        #[allow(clippy::print_stderr)] // the one message for a person at a terminal
+        {
+            eprintln!("{}", terminal_greeting(&exe, cli.demo));
+        }
     }
     let serve = async {
         let (stdin, stdout) = rmcp::transport::stdio();

@@ -328,7 +328,7 @@ impl Device for AndroidDevice {
         AndroidDevice::fold(self, posture).await
     }
 
-    async fn screen_fingerprint(&self) -> Result<String> {
+    async fn screen_fingerprint(&self) -> Result<mobile_device::ScreenFingerprint> {
         AndroidDevice::screen_fingerprint(self).await
     }
 }

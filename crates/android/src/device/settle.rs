@@ -14,10 +14,10 @@
 //! the full dump (SurfaceFlinger.cpp lines 6436–6453), which differs at every call, so the
 //! release is checked first, and the dump's first line once per device.
 //!
-//! A fingerprint from the frame timeline starts with [`TIMELINE_PREFIX`]; a frame hash is
-//! the bare digest (the server names the signal from that).
+//! The fingerprint names its signal ([`SettleSignal::FrameTimeline`] or
+//! [`SettleSignal::FrameHash`]); the server spaces its samples by it.
 
-use mobile_device::{DeviceError, Result};
+use mobile_device::{DeviceError, Result, ScreenFingerprint, SettleSignal};
 
 use super::AndroidDevice;
 use crate::adb::Cap;
@@ -25,8 +25,6 @@ use crate::quote::command;
 
 /// The first SDK level with FrameTimeline (Android 12).
 const FRAME_TIMELINE_SDK: u32 = 31;
-/// What a frame-timeline fingerprint starts with.
-const TIMELINE_PREFIX: &str = "frametimeline:";
 
 const TIMELINE: [&str; 4] = ["dumpsys", "SurfaceFlinger", "--frametimeline", "-all"];
 
@@ -51,7 +49,7 @@ impl AndroidDevice {
     /// frame, hashed on the phone by toybox's `sha1sum` (toys/lets/md5sum.c, Android 6
     /// and later), so 43 bytes cross the cable. The first call on a device also reads
     /// the SDK level and, on 12+, the dump once (2 more round trips).
-    pub(super) async fn screen_fingerprint(&self) -> Result<String> {
+    pub(super) async fn screen_fingerprint(&self) -> Result<ScreenFingerprint> {
         if self.frame_timeline().await? {
             let cmd = format!("{} | {}", command(&TIMELINE)?, command(&["sha1sum"])?);
             let out = self
@@ -61,13 +59,14 @@ impl AndroidDevice {
                 &out,
                 "dumpsys SurfaceFlinger --frametimeline -all | sha1sum",
             )
-            .map(|d| format!("{TIMELINE_PREFIX}{d}"));
+            .map(|d| ScreenFingerprint::new(SettleSignal::FrameTimeline, d));
         }
         let cmd = format!("{} | {}", command(&["screencap"])?, command(&["sha1sum"])?);
         let out = self
             .sh_cap("fingerprinting the screen", cmd, Cap::SHELL)
             .await?;
         digest(&out, "screencap | sha1sum")
+            .map(|d| ScreenFingerprint::new(SettleSignal::FrameHash, d))
     }
 
     /// Whether this device's frame timeline can be sampled (checked once).

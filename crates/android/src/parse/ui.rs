@@ -104,7 +104,8 @@ pub fn parse_elements(xml: &str) -> Result<Vec<Element>, DumpError> {
             continue;
         }
         out.push(Element {
-            reference: format!("@e{}", out.len() + 1),
+            // Refs are the server's to give.
+            reference: String::new(),
             element_type: n.attribute("class").unwrap_or("").to_string(),
             text: text.map(str::to_string),
             label: desc.or(hint).map(str::to_string),
@@ -134,7 +135,10 @@ mod tests {
         let out = format!("{xml}\nUI hierchary dumped to: /dev/tty\n");
         let els = parse_elements(extract_xml(&out).unwrap()).unwrap();
         assert_eq!(els.len(), 18);
-        assert_eq!(els[0].reference, "@e1");
+        assert!(
+            els.iter().all(|e| e.reference.is_empty()),
+            "the server gives refs"
+        );
         assert_eq!(
             els[0].identifier.as_deref(),
             Some("com.balsdon.accessibilityDeveloperService:id/action_bar_root")
@@ -152,7 +156,7 @@ mod tests {
         let prev = &els[7];
         assert_eq!(
             (prev.reference.as_str(), prev.text.as_deref()),
-            ("@e8", Some("PREV"))
+            ("", Some("PREV"))
         );
         assert!(prev.states.clickable);
         assert_eq!(
@@ -187,7 +191,7 @@ mod tests {
         assert_eq!(cb.element_type, "android.widget.CheckBox");
         assert!(cb.states.checked && cb.states.selected && cb.states.focused && !cb.states.enabled);
         assert_eq!(els[1].text.as_deref(), Some("Wi‑Fi & \"more\" <ok>"));
-        assert_eq!(els[1].reference, "@e2");
+        assert_eq!(els[1].reference, "", "the server gives refs");
         assert_eq!(els[2].label.as_deref(), Some("Search"));
     }
 
@@ -251,7 +255,7 @@ mod tests {
             .unwrap();
         assert!(workspace.states.scrollable);
         let clock = &els[9];
-        assert_eq!(clock.reference, "@e10");
+        assert_eq!(clock.reference, "", "the server gives refs");
         assert_eq!(
             (clock.text.as_deref(), clock.label.as_deref()),
             (Some("Fri, Apr 21"), Some("Fri, Apr 21"))

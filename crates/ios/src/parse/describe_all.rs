@@ -227,7 +227,8 @@ pub fn to_elements(roots: &[AxNode]) -> Vec<Element> {
             let checked = toggle && n.value.as_deref() == Some("1");
             let clickable = is_actionable(&kind);
             out.push(Element {
-                reference: format!("@e{}", out.len() + 1),
+                // Refs are the server's to give.
+                reference: String::new(),
                 element_type: kind,
                 text: n.title.clone().or_else(|| {
                     if n.value.is_none() {
@@ -279,7 +280,7 @@ mod tests {
         assert_eq!(application_label(&roots), Some("Settings"));
         let els = to_elements(&roots);
         let refs: Vec<_> = els.iter().map(|e| e.reference.as_str()).collect();
-        assert_eq!(refs, ["@e1", "@e2", "@e3"]);
+        assert_eq!(refs, ["", "", ""], "the server gives refs");
         assert_eq!(els[0].element_type, "Application");
         assert_eq!(els[1].label.as_deref(), Some("General"));
         assert_eq!(
@@ -307,7 +308,7 @@ mod tests {
         assert_eq!(roots.len(), 6);
         let els = to_elements(&roots);
         assert_eq!(els.len(), 6);
-        assert_eq!(els[5].reference, "@e6");
+        assert_eq!(els[5].reference, "", "the server gives refs");
         assert_eq!(els[5].element_type, "CheckBox");
         assert!(!els[5].states.checked);
         assert_eq!(els[4].label.as_deref(), Some("Wi‑Fi"));
@@ -386,7 +387,7 @@ mod tests {
         // The search field's subrole `AXSearchField` names it (idb's vocabulary).
         assert_eq!(kinds, ["Application", "SearchField", "Button", "Image"]);
         let refs: Vec<_> = els.iter().map(|e| e.reference.as_str()).collect();
-        assert_eq!(refs, ["@e1", "@e2", "@e3", "@e4"]);
+        assert_eq!(refs, ["", "", "", ""], "the server gives refs");
         assert!(els[1].states.clickable);
         assert_eq!(els[2].identifier.as_deref(), Some("Dictate"));
         assert_eq!(

@@ -1,11 +1,7 @@
 //! The app tools: listing, launching, stopping, installing and removing apps, the foreground app, and opening URLs.
 
-use std::sync::Arc;
-use std::time::Duration;
-
 use rmcp::handler::server::common::schema_for_output;
 use rmcp::handler::server::wrapper::Parameters;
-use rmcp::model::ProgressNotificationParam;
 use rmcp::service::RequestContext;
 use rmcp::{RoleServer, tool, tool_router};
 
@@ -187,53 +183,5 @@ impl MobileServer {
             .await?;
         self.after_action(&ctx, &d, format!("Opened {}", p.url), &p.after)
             .await
-    }
-}
-
-/// The task that sends a call's progress notifications.
-struct ProgressForwarder(Option<tokio::task::JoinHandle<()>>);
-
-impl ProgressForwarder {
-    /// Waits (briefly) until every queued notification is sent.
-    async fn finish(self) {
-        if let Some(task) = self.0 {
-            let _ = tokio::time::timeout(Duration::from_secs(2), task).await;
-        }
-    }
-}
-
-impl MobileServer {
-    /// A progress callback for long transfers, when the client asked for progress. The
-    /// notifications go out in order through one task; [`ProgressForwarder::finish`]
-    /// waits for them, so none arrives after the call's result.
-    fn progress_reporter(
-        &self,
-        ctx: &RequestContext<RoleServer>,
-        what: String,
-    ) -> (Option<mobile_device::ProgressFn>, ProgressForwarder) {
-        let Some(token) = ctx.meta.get_progress_token() else {
-            return (None, ProgressForwarder(None));
-        };
-        let peer = ctx.peer.clone();
-        let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<(u64, u64)>();
-        let task = tokio::spawn(async move {
-            while let Some((done, total)) = rx.recv().await {
-                let mut param = ProgressNotificationParam::new(token.clone(), done as f64);
-                param.total = Some(total as f64);
-                param.message = Some(format!("{what}: {done} of {total} bytes"));
-                if peer.notify_progress(param).await.is_err() {
-                    break;
-                }
-            }
-        });
-        let last = std::sync::atomic::AtomicU64::new(u64::MAX);
-        let report: mobile_device::ProgressFn = Arc::new(move |done: u64, total: u64| {
-            // At most one notification per 5% step, so a large upload is not chatty.
-            let step = (done * 20).checked_div(total).unwrap_or(0);
-            if last.swap(step, std::sync::atomic::Ordering::Relaxed) != step {
-                let _ = tx.send((done, total));
-            }
-        });
-        (Some(report), ProgressForwarder(Some(task)))
     }
 }

@@ -1,15 +1,14 @@
 //! The input tools: taps, long presses, swipes, buttons and typing.
 
-use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
-use mobile_device::{Button, Device, DeviceError, Point, ScreenSize, excerpt, swipe_path};
+use mobile_device::{Button, excerpt, swipe_path};
 use rmcp::handler::server::wrapper::Parameters;
 use rmcp::service::RequestContext;
 use rmcp::{RoleServer, tool, tool_router};
 
-use super::agent::{Aim, coord};
 use super::{Failure, MobileServer, Outcome};
+use crate::agent::{Aim, coord};
 use crate::params::*;
 
 #[tool_router(router = input_router, vis = "pub(crate)")]
@@ -260,66 +259,5 @@ impl MobileServer {
         );
         self.after_action_seen(&ctx, &d, first, &p.after, lookup)
             .await
-    }
-}
-
-/// How long a screen size read for the bounds check is reused.
-const SCREEN_SIZE_TTL: Duration = Duration::from_secs(30);
-
-impl MobileServer {
-    /// Keeps a screen size just read for the tap bounds check.
-    pub(super) fn remember_screen(&self, device: &str, s: ScreenSize) {
-        self.screens
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .insert(device.to_string(), (Instant::now(), s));
-    }
-
-    /// Refuses a point outside the screen. The size comes from a cache of at most
-    /// [`SCREEN_SIZE_TTL`] per device (so a run of taps costs one size read), and a
-    /// refusal is always confirmed with a fresh read. The size a device reports is its
-    /// natural orientation's, so a point inside the screen either way up is accepted:
-    /// no orientation read is needed.
-    pub(super) async fn on_screen(
-        &self,
-        ctx: &RequestContext<RoleServer>,
-        d: &Arc<dyn Device>,
-        at: Point,
-    ) -> Result<(), Failure> {
-        let inside = |s: &ScreenSize| {
-            let (w, h) = (s.width as i64, s.height as i64);
-            let (x, y) = (at.x as i64, at.y as i64);
-            (x < w && y < h) || (x < h && y < w)
-        };
-        let cached = self
-            .screens
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .get(d.id())
-            .filter(|(when, _)| when.elapsed() < SCREEN_SIZE_TTL)
-            .map(|(_, s)| *s);
-        if cached.as_ref().is_some_and(inside) {
-            return Ok(());
-        }
-        let read = self
-            .run(ctx, "reading the screen size", async {
-                Ok(d.screen_size().await)
-            })
-            .await?;
-        let s = match read {
-            Ok(s) => s,
-            // A device that cannot say its size keeps tapping as before.
-            Err(DeviceError::Unsupported { .. }) => return Ok(()),
-            Err(e) => return Err(e.into()),
-        };
-        self.remember_screen(d.id(), s);
-        if inside(&s) {
-            return Ok(());
-        }
-        let unit = s.unit.as_str();
-        Err(Failure(format!(
-            "({}, {}) is outside the screen, which is {}x{} {unit} ({}x{} turned sideways); nothing was sent. Use coordinates inside it (mobile_get_screen_size, or a ref from mobile_list_elements_on_screen)",
-            at.x, at.y, s.width, s.height, s.height, s.width
-        )))
     }
 }

@@ -31,17 +31,15 @@ use crate::files::{FileRoots, Staged};
 use crate::policy::ToolPolicy;
 use crate::schema;
 
-mod agent;
 mod apps;
 mod batch;
 mod devices;
 mod files;
 mod input;
 mod logs;
-mod marked;
 mod recording;
 mod screen;
-mod wait;
+mod shared;
 
 /// Settings that shape what tools may do.
 #[derive(Debug, Clone)]
@@ -74,14 +72,14 @@ impl Default for ServerOptions {
 #[derive(Clone)]
 pub struct MobileServer {
     registry: Arc<DeviceRegistry>,
-    options: Arc<ServerOptions>,
+    pub(crate) options: Arc<ServerOptions>,
     router: Arc<ToolRouter<MobileServer>>,
     /// Recordings in progress, by device id: the temporary file each is written to.
     recordings: Arc<Mutex<HashMap<String, Staged>>>,
     /// Screen sizes recently read, by device id, for the tap bounds check.
     screens: Arc<Mutex<HashMap<String, (Instant, ScreenSize)>>>,
     /// What the agent last saw of each device (refs, change lists).
-    observed: Arc<crate::observe::Observations>,
+    pub(crate) observed: Arc<crate::agent::Observations>,
 }
 
 /// The tools that read the device but can also write a local file through one
@@ -94,7 +92,7 @@ const LOCAL_OUTPUT_ARGS: &[(&str, &str)] = &[
 
 /// A tool's failure, already worded for the model. Returned as `Err`, it becomes an
 /// `isError` result holding this one text.
-struct Failure(String);
+pub(crate) struct Failure(pub(crate) String);
 
 impl From<DeviceError> for Failure {
     fn from(e: DeviceError) -> Self {
@@ -133,7 +131,7 @@ impl IntoContents for Failure {
 }
 
 /// What a tool body returns.
-type Outcome = Result<CallToolResult, Failure>;
+pub(crate) type Outcome = Result<CallToolResult, Failure>;
 
 /// Longest error text a tool returns; a message that echoes a huge argument is cut in
 /// `dispatch`, once, rather than in every backend.
@@ -154,7 +152,7 @@ fn text(t: impl Into<String>) -> Outcome {
 }
 
 /// A successful result of a text and the record behind it as `structuredContent`.
-fn structured<T: Serialize>(rendered: String, value: &T) -> Outcome {
+pub(crate) fn structured<T: Serialize>(rendered: String, value: &T) -> Outcome {
     let v = serde_json::to_value(value)
         .map_err(|e| Failure(format!("internal error serializing the result: {e}")))?;
     let mut r = CallToolResult::success(vec![ContentBlock::text(rendered)]);
@@ -200,7 +198,7 @@ impl MobileServer {
     }
 
     /// Refuses a local output argument when the server runs with `--read-only`.
-    fn local_writes_allowed(&self, arg: &str) -> Result<(), Failure> {
+    pub(crate) fn local_writes_allowed(&self, arg: &str) -> Result<(), Failure> {
         if self.options.tools.read_only {
             Err(Failure(format!(
                 "Refused: {arg} writes a file on this machine, and this server runs with --read-only; call without {arg} to get the result in the reply."
@@ -277,7 +275,7 @@ impl MobileServer {
     }
 
     /// Resolves a tool's `device` argument, under the default deadline.
-    async fn device(
+    pub(crate) async fn device(
         &self,
         ctx: &RequestContext<RoleServer>,
         id: &str,
@@ -292,7 +290,7 @@ impl MobileServer {
     }
 
     /// Runs device work under the default deadline and the client's cancellation.
-    async fn run<T>(
+    pub(crate) async fn run<T>(
         &self,
         ctx: &RequestContext<RoleServer>,
         what: &str,
@@ -303,9 +301,9 @@ impl MobileServer {
 
     /// The elements on the screen of `d` now, with the refs this session gives them: an
     /// element keeps its ref across lists, a new one gets a ref never used before
-    /// ([`crate::observe::Observations::number`]). Every list the tools show or act on is
+    /// ([`crate::agent::Observations::number`]). Every list the tools show or act on is
     /// read through here.
-    async fn elements(
+    pub(crate) async fn elements(
         &self,
         ctx: &RequestContext<RoleServer>,
         d: &Arc<dyn Device>,
@@ -316,7 +314,7 @@ impl MobileServer {
 
     /// Runs device work under `limit` and the client's cancellation: the one deadline
     /// of a tool call.
-    async fn bounded<T>(
+    pub(crate) async fn bounded<T>(
         &self,
         ctx: &RequestContext<RoleServer>,
         what: &str,

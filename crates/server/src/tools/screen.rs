@@ -1,11 +1,9 @@
 //! The tools that read the screen: its elements, screenshots (returned or saved, whole, clipped
 //! or annotated) and the raw UI dump; and folding, which changes what the screen is.
 
-use std::sync::Arc;
-
 use base64::Engine;
-use mobile_device::{CoordinateUnit, Device, OutputFormat, Posture, ScreenshotOptions};
-use mobile_screenshot::{self as screenshot, ProcessedScreenshot};
+use mobile_device::{OutputFormat, Posture, ScreenshotOptions};
+use mobile_screenshot as screenshot;
 use rmcp::handler::server::common::schema_for_output;
 use rmcp::handler::server::wrapper::Parameters;
 use rmcp::model::{CallToolResult, ContentBlock};
@@ -218,53 +216,5 @@ impl MobileServer {
             "Set the device to {posture} (device state {} {}). The screen's size and layout may have changed: list the elements again before tapping.",
             state.name, state.id
         ))
-    }
-}
-
-impl MobileServer {
-    pub(super) async fn capture(
-        &self,
-        ctx: &RequestContext<RoleServer>,
-        device: &Arc<dyn Device>,
-        opts: ScreenshotOptions,
-    ) -> Result<(ProcessedScreenshot, (u32, u32)), Failure> {
-        let started = std::time::Instant::now();
-        let shot = self
-            .run(ctx, "taking a screenshot", device.screenshot(&opts))
-            .await?;
-        let captured = started.elapsed();
-        let (processed, took) = tokio::task::spawn_blocking(move || {
-            let began = std::time::Instant::now();
-            let processed = screenshot::process(&shot, &opts);
-            (processed, began.elapsed())
-        })
-        .await
-        .map_err(|e| Failure(format!("the screenshot worker failed: {e}")))?;
-        // The capture is freed; handing the freed pages back is kept off the answer's
-        // path.
-        drop(tokio::task::spawn_blocking(crate::memory::release_freed));
-        tracing::debug!(
-            capture_ms = format!("{:.2}", captured.as_secs_f64() * 1e3),
-            process_ms = format!("{:.2}", took.as_secs_f64() * 1e3),
-            total_ms = format!("{:.2}", started.elapsed().as_secs_f64() * 1e3),
-            "screenshot stages"
-        );
-        let processed = processed?;
-        // A device that taps in pixels has the capture's size; one that taps in points
-        // is asked for its size in points.
-        let screen = match device.coordinate_unit() {
-            CoordinateUnit::Pixels => (processed.source_width, processed.source_height),
-            CoordinateUnit::Points => {
-                let s = self
-                    .run(ctx, "reading the screen size", device.screen_size())
-                    .await?;
-                let (mut w, mut h) = (s.width, s.height);
-                if (processed.source_width > processed.source_height) != (w > h) {
-                    std::mem::swap(&mut w, &mut h);
-                }
-                (w, h)
-            }
-        };
-        Ok((processed, screen))
     }
 }

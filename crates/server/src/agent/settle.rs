@@ -2,8 +2,8 @@
 //!
 //! The signal is a fingerprint of the screen ([`mobile_device::Device::screen_fingerprint`]:
 //! on Android 12 and later the list of display frames SurfaceFlinger composed, hashed on
-//! the phone (`dumpsys SurfaceFlinger --frametimeline -all | sha1sum`; a fingerprint that
-//! starts with `frametimeline:`), before 12 the frame hashed on the phone (`screencap |
+//! the phone (`dumpsys SurfaceFlinger --frametimeline -all | sha1sum`; a fingerprint of
+//! [`SettleSignal::FrameTimeline`]), before 12 the frame hashed on the phone (`screencap |
 //! sha1sum`), one round trip and 43 bytes either way; docs/performance.md has the
 //! comparison with pulling frames or dumping the UI tree). Where a device has none, the
 //! fingerprint is a hash of its element list. The screen has settled when two samples
@@ -15,6 +15,7 @@
 use std::future::Future;
 use std::time::{Duration, Instant};
 
+use mobile_device::{ScreenFingerprint, SettleSignal};
 use serde::Serialize;
 
 /// How the wait runs.
@@ -37,42 +38,11 @@ pub(crate) const DEFAULT_GAP: Duration = Duration::from_millis(100);
 /// animation can show for a while; so a shorter rest is enough.
 pub(crate) const TIMELINE_GAP: Duration = Duration::from_millis(50);
 
-/// What a settle wait samples.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Signal {
-    /// The composed display frames (Android 12+).
-    FrameTimeline,
-    /// The frame itself.
-    FrameHash,
-    /// The element list (a device with no fingerprint).
-    ElementList,
-}
-
-impl Signal {
-    /// The signal a device fingerprint comes from.
-    pub(crate) fn of(fingerprint: &str) -> Signal {
-        if fingerprint.starts_with("frametimeline:") {
-            Signal::FrameTimeline
-        } else {
-            Signal::FrameHash
-        }
-    }
-
-    /// Its name in the result.
-    pub(crate) fn name(self) -> &'static str {
-        match self {
-            Signal::FrameTimeline => "frame timeline",
-            Signal::FrameHash => "frame hash",
-            Signal::ElementList => "element list",
-        }
-    }
-
-    /// The least time between two of its samples.
-    pub(crate) fn gap(self) -> Duration {
-        match self {
-            Signal::FrameTimeline => TIMELINE_GAP,
-            _ => DEFAULT_GAP,
-        }
+/// The least time between two samples of `signal`.
+pub(crate) fn gap(signal: SettleSignal) -> Duration {
+    match signal {
+        SettleSignal::FrameTimeline => TIMELINE_GAP,
+        SettleSignal::FrameHash | SettleSignal::ElementList => DEFAULT_GAP,
     }
 }
 
@@ -93,7 +63,7 @@ pub(crate) struct Settled {
     pub error: Option<String>,
     /// The fingerprint the screen rested on, when it settled.
     #[serde(skip)]
-    pub last: Option<String>,
+    pub last: Option<ScreenFingerprint>,
 }
 
 impl Settled {
@@ -117,12 +87,12 @@ pub(crate) async fn settle<F, Fut>(
     cfg: SettleConfig,
     signal: &'static str,
     start: Instant,
-    first: Option<Result<String, String>>,
+    first: Option<Result<ScreenFingerprint, String>>,
     mut fingerprint: F,
 ) -> Settled
 where
     F: FnMut() -> Fut,
-    Fut: Future<Output = Result<String, String>>,
+    Fut: Future<Output = Result<ScreenFingerprint, String>>,
 {
     let mut samples = 0u32;
     let done = |settled, samples, error, last| Settled {
@@ -179,7 +149,13 @@ mod tests {
         }
     }
 
-    fn seq(items: &[&str]) -> impl FnMut() -> std::future::Ready<Result<String, String>> {
+    fn fp(digest: &str) -> ScreenFingerprint {
+        ScreenFingerprint::new(SettleSignal::FrameHash, digest)
+    }
+
+    fn seq(
+        items: &[&str],
+    ) -> impl FnMut() -> std::future::Ready<Result<ScreenFingerprint, String>> {
         let items: Arc<Mutex<Vec<String>>> = Arc::new(Mutex::new(
             items.iter().rev().map(|s| s.to_string()).collect(),
         ));
@@ -190,7 +166,7 @@ mod tests {
             } else {
                 v.last().cloned()
             };
-            std::future::ready(Ok(next.unwrap()))
+            std::future::ready(Ok(fp(&next.unwrap())))
         }
     }
 
@@ -216,17 +192,17 @@ mod tests {
             cfg(5000),
             "frame hash",
             Instant::now(),
-            Some(Ok("a".to_string())),
+            Some(Ok(fp("a"))),
             move || {
                 *c.lock().unwrap() += 1;
-                std::future::ready(Ok("a".to_string()))
+                std::future::ready(Ok(fp("a")))
             },
         )
         .await;
         assert!(s.settled);
         assert_eq!(s.samples, 2);
         assert_eq!(*calls.lock().unwrap(), 1, "one more sample, not two");
-        assert_eq!(s.last.as_deref(), Some("a"));
+        assert_eq!(s.last, Some(fp("a")));
     }
 
     #[tokio::test]
@@ -235,7 +211,7 @@ mod tests {
         let s = settle(cfg(30), "frame hash", Instant::now(), None, move || {
             let mut n = n.lock().unwrap();
             *n += 1;
-            std::future::ready(Ok(n.to_string()))
+            std::future::ready(Ok(fp(&n.to_string())))
         })
         .await;
         assert!(!s.settled);
@@ -244,10 +220,9 @@ mod tests {
     }
 
     #[test]
-    fn the_signal_is_named_by_the_fingerprint() {
-        assert_eq!(Signal::of("frametimeline:ab12"), Signal::FrameTimeline);
-        assert_eq!(Signal::of("ab12"), Signal::FrameHash);
-        assert!(Signal::FrameTimeline.gap() < Signal::FrameHash.gap());
+    fn the_frame_timeline_is_sampled_more_often_than_the_frame() {
+        assert!(gap(SettleSignal::FrameTimeline) < gap(SettleSignal::FrameHash));
+        assert_eq!(gap(SettleSignal::ElementList), gap(SettleSignal::FrameHash));
     }
 
     #[tokio::test]

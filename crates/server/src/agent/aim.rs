@@ -9,18 +9,18 @@
 
 use std::sync::Arc;
 
-use mobile_device::{Device, Element, Point};
+use mobile_device::{Device, Element, Point, ScreenFingerprint};
 use rmcp::RoleServer;
 use rmcp::service::RequestContext;
 
-use super::super::marked::with_at;
-use super::super::{Failure, MobileServer};
+use super::marked::with_at;
+use super::selector::short;
 use crate::params::{ClipParam, DragEnd, Selector, Target};
-use crate::selector::short;
+use crate::tools::{Failure, MobileServer};
 
 /// One place an action acts, as the call named it.
 #[derive(Debug, Clone)]
-pub(in crate::tools) enum Aim {
+pub(crate) enum Aim {
     /// An element ref, with its `@`.
     Ref(String),
     /// An element named by text, id or label.
@@ -37,7 +37,7 @@ impl Aim {
 
 /// An aim resolved: the point to act on, and how the first line names it.
 #[derive(Debug, Clone)]
-pub(in crate::tools) struct Aimed {
+pub(crate) struct Aimed {
     pub at: Point,
     /// " (@e5)" or " (@e3 Button \"Buy now\" at 540,900)"; empty for x,y.
     pub what: String,
@@ -45,15 +45,15 @@ pub(in crate::tools) struct Aimed {
 
 /// The element list the aims were resolved on.
 #[derive(Debug, Clone)]
-pub(in crate::tools) struct Lookup {
+pub(crate) struct Lookup {
     pub elements: Vec<Element>,
     /// The frame hash this list is known to show (set when it was the last observation,
     /// reused because the frame had not changed).
-    pub paired: Option<String>,
+    pub paired: Option<ScreenFingerprint>,
 }
 
 /// A coordinate checked to be a number of screen coordinates.
-pub(in crate::tools) fn coord(v: f64, name: &str) -> Result<i32, Failure> {
+pub(crate) fn coord(v: f64, name: &str) -> Result<i32, Failure> {
     if !(0.0..=100_000.0).contains(&v) {
         return Err(Failure(format!(
             "{name} must be between 0 and 100000 screen coordinates, got {v}"
@@ -65,7 +65,7 @@ pub(in crate::tools) fn coord(v: f64, name: &str) -> Result<i32, Failure> {
 impl Target {
     /// What the target names: a ref wins over a selector, a selector over x,y; `None` when
     /// nothing is given; half a point is refused.
-    pub(in crate::tools) fn aim(&self) -> Result<Option<Aim>, Failure> {
+    pub(crate) fn aim(&self) -> Result<Option<Aim>, Failure> {
         if let Some(r) = &self.reference {
             return Ok(Some(Aim::Ref(with_at(r))));
         }
@@ -83,7 +83,7 @@ impl Target {
     }
 
     /// [`Self::aim`] where the tool needs a place to act.
-    pub(in crate::tools) fn required(&self) -> Result<Aim, Failure> {
+    pub(crate) fn required(&self) -> Result<Aim, Failure> {
         self.aim()?.ok_or_else(|| {
             Failure(
                 "Give either ref (from mobile_list_elements_on_screen), a selector (text, id or label), or both x and y"
@@ -95,7 +95,7 @@ impl Target {
 
 impl DragEnd {
     /// What this end names.
-    pub(in crate::tools) fn aim(&self) -> Result<Aim, Failure> {
+    pub(crate) fn aim(&self) -> Result<Aim, Failure> {
         Ok(match self {
             DragEnd::Ref(r) => Aim::Ref(with_at(r)),
             DragEnd::Point(p) => Aim::At(Point::new(coord(p.x, "x")?, coord(p.y, "y")?)),
@@ -106,7 +106,7 @@ impl DragEnd {
 
 impl ClipParam {
     /// The element this clip names, if it names one.
-    pub(in crate::tools) fn aim(&self) -> Result<Option<Aim>, Failure> {
+    pub(crate) fn aim(&self) -> Result<Option<Aim>, Failure> {
         Ok(match self {
             ClipParam::Ref(r) => Some(Aim::Ref(with_at(r))),
             ClipParam::Select(s) => Some(select(s.into())?),
@@ -129,7 +129,7 @@ impl MobileServer {
     /// Resolves every aim of one action on one element list (read only if an aim names an
     /// element). Points are checked to lie on the screen. A ref or selector that cannot be
     /// acted on is refused (with candidates) before anything reaches the device.
-    pub(in crate::tools) async fn aim(
+    pub(crate) async fn aim(
         &self,
         ctx: &RequestContext<RoleServer>,
         d: &Arc<dyn Device>,
@@ -152,7 +152,7 @@ impl MobileServer {
                 }
                 named => {
                     let l = lookup.as_ref().expect("a list was read for an element");
-                    let e = self.element_on(d, named, &l.elements, l.paired.as_deref())?;
+                    let e = self.element_on(d, named, &l.elements, l.paired.as_ref())?;
                     let what = match named {
                         Aim::Ref(r) => format!(" ({r})"),
                         _ => format!(" ({})", short(&e)),
@@ -170,18 +170,18 @@ impl MobileServer {
     /// The element a ref or selector names in `elements` (the screen now; `paired`: the
     /// frame hash that list is known to show). A refusal makes `elements` the agent's
     /// last look, since its candidates carry their refs.
-    pub(in crate::tools) fn element_on(
+    pub(crate) fn element_on(
         &self,
         d: &Arc<dyn Device>,
         aim: &Aim,
         elements: &[Element],
-        paired: Option<&str>,
+        paired: Option<&ScreenFingerprint>,
     ) -> Result<Element, Failure> {
         match aim {
             Aim::Ref(r) => self.resolve_ref(d, r, elements, paired),
             Aim::Select(s) => s.find(elements).cloned().map_err(|why| {
                 self.observed
-                    .record_paired(d.id(), elements, paired.map(str::to_string));
+                    .record_paired(d.id(), elements, paired.cloned());
                 Failure(why)
             }),
             Aim::At(p) => Err(Failure(format!(
@@ -206,7 +206,7 @@ impl MobileServer {
                     Ok(d.screen_fingerprint().await)
                 })
                 .await?;
-            if now.as_deref().ok() == Some(fp.as_str()) {
+            if now.as_ref().ok() == Some(&fp) {
                 return Ok(Lookup {
                     elements: obs.elements,
                     paired: Some(fp),

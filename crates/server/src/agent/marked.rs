@@ -12,11 +12,11 @@ use mobile_screenshot::clip::{self, Region, ScreenRect};
 use rmcp::RoleServer;
 use rmcp::service::RequestContext;
 
-use super::{Failure, MobileServer};
 use crate::params::ClipParam;
+use crate::tools::{Failure, MobileServer};
 
 /// A clipped or annotated screenshot.
-pub(super) struct Marked {
+pub(crate) struct Marked {
     /// The encoded image.
     pub image: ProcessedScreenshot,
     /// How its pixels map to screen coordinates.
@@ -27,7 +27,7 @@ pub(super) struct Marked {
 
 /// Whether an element is one a model would act on: enabled, on screen, and clickable or of
 /// a kind that takes input.
-pub(super) fn actionable(e: &Element) -> bool {
+pub(crate) fn actionable(e: &Element) -> bool {
     const KINDS: &[&str] = &[
         "Button",
         "EditText",
@@ -49,7 +49,7 @@ pub(super) fn actionable(e: &Element) -> bool {
 }
 
 /// A ref as the lists print it, with its `@`.
-pub(super) fn with_at(reference: &str) -> String {
+pub(crate) fn with_at(reference: &str) -> String {
     if reference.starts_with('@') {
         reference.to_string()
     } else {
@@ -60,7 +60,7 @@ pub(super) fn with_at(reference: &str) -> String {
 impl MobileServer {
     /// Captures the screen at full size (and lists its elements at the same time when a
     /// ref or the marks need them), then crops to `clip` and draws the marks.
-    pub(super) async fn capture_marked(
+    pub(crate) async fn capture_marked(
         &self,
         ctx: &RequestContext<RoleServer>,
         d: &Arc<dyn Device>,

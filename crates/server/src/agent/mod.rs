@@ -1,44 +1,64 @@
-//! The agent loop inside one call: after an action, wait for the screen to settle and
-//! report what it shows; find the element a ref or a selector names, by identity, on the
-//! screen as it is now.
+//! The agent loop: what lets an agent act and see the result in one call, and name what
+//! it saw.
+//!
+//! After an action the server waits until the screen stops changing ([`settle`]) and
+//! reports what it shows ([`observe`]: the change list since the agent's last look, the
+//! whole list or a screenshot). Every element list the tools show or act on is numbered
+//! here ([`refs`]: `@eN` refs given by the server alone, kept by an element while it stays
+//! on screen). An action's target is a ref, a selector ([`selector`]) or x,y, resolved on
+//! one element list ([`aim`]); `mobile_wait_for` ([`wait`]) and clipped or annotated
+//! screenshots ([`marked`]) read the screen the same way.
+//!
+//! Not for: talking to a device (the `Device` trait does that, under the deadline of
+//! `tools/`), or the tools' own wording of their first line.
 
 use std::sync::Arc;
 use std::time::Duration;
 
 use base64::Engine;
-use mobile_device::{Device, DeviceError, Element, OutputFormat, ScreenshotOptions, excerpt};
+use mobile_device::{
+    Device, DeviceError, Element, OutputFormat, ScreenFingerprint, ScreenshotOptions, SettleSignal,
+    excerpt,
+};
 use mobile_screenshot as screenshot;
 use rmcp::RoleServer;
 use rmcp::model::{CallToolResult, ContentBlock};
 use rmcp::service::RequestContext;
 use serde_json::json;
 
-use super::{Failure, MobileServer, Outcome};
-use crate::observe::diff;
 use crate::params::{AfterAction, Observe};
-use crate::selector::short;
-use crate::settle::{DEFAULT_SETTLE, SettleConfig, Settled, Signal, settle};
+use crate::tools::{Failure, MobileServer, Outcome};
+use observe::diff;
+use selector::short;
+use settle::{DEFAULT_SETTLE, SettleConfig, Settled, settle};
 
 mod aim;
+mod marked;
+mod observe;
+mod refs;
+mod selector;
+mod settle;
+mod wait;
 
-pub(super) use aim::{Aim, Lookup, coord};
+pub(crate) use aim::{Aim, Lookup, coord};
+pub(crate) use observe::Observations;
 
 /// The longest settle wait a call may ask for.
 const MAX_SETTLE: Duration = Duration::from_secs(30);
 
 /// A hash of an element list (the settle signal where a device has no frame hash).
-fn list_hash(elements: &[Element]) -> String {
+fn list_hash(elements: &[Element]) -> ScreenFingerprint {
     use std::hash::{Hash, Hasher};
     let mut h = std::collections::hash_map::DefaultHasher::new();
     serde_json::to_string(elements)
         .unwrap_or_default()
         .hash(&mut h);
-    format!("{:016x}", h.finish())
+    ScreenFingerprint::new(SettleSignal::ElementList, format!("{:016x}", h.finish()))
 }
 
 impl MobileServer {
     /// Waits until the screen of `d` stops changing, at most `timeout`.
-    pub(super) async fn settle_screen(
+    pub(crate) async fn settle_screen(
         &self,
         ctx: &RequestContext<RoleServer>,
         d: &Arc<dyn Device>,
@@ -49,15 +69,15 @@ impl MobileServer {
             // The first sample also says which signal the device has.
             let probe = d.screen_fingerprint().await;
             let signal = match &probe {
-                Err(DeviceError::Unsupported { .. }) => Signal::ElementList,
-                Ok(fp) => Signal::of(fp),
-                Err(_) => Signal::FrameHash,
+                Err(DeviceError::Unsupported { .. }) => SettleSignal::ElementList,
+                Ok(fp) => fp.signal(),
+                Err(_) => SettleSignal::FrameHash,
             };
             let cfg = SettleConfig {
                 timeout,
-                gap: signal.gap(),
+                gap: settle::gap(signal),
             };
-            Ok(if signal != Signal::ElementList {
+            Ok(if signal != SettleSignal::ElementList {
                 let first = probe.map_err(|e| e.to_string());
                 settle(cfg, signal.name(), start, Some(first), || async {
                     d.screen_fingerprint().await.map_err(|e| e.to_string())
@@ -84,7 +104,7 @@ impl MobileServer {
 
     /// The result of an action: `first` (the action's own line, unchanged), then, as
     /// `after` asks, whether the screen settled and what it shows now.
-    pub(super) async fn after_action(
+    pub(crate) async fn after_action(
         &self,
         ctx: &RequestContext<RoleServer>,
         d: &Arc<dyn Device>,
@@ -97,7 +117,7 @@ impl MobileServer {
     /// [`Self::after_action`] for an action whose target was found on `lookup`: when the
     /// screen comes to rest on the frame that list is known to show, the list is still
     /// what the screen shows and is not read again.
-    pub(super) async fn after_action_seen(
+    pub(crate) async fn after_action_seen(
         &self,
         ctx: &RequestContext<RoleServer>,
         d: &Arc<dyn Device>,
@@ -191,10 +211,11 @@ impl MobileServer {
         d: &Arc<dyn Device>,
         settled: Option<&Settled>,
         lookup: Option<Lookup>,
-    ) -> Result<(Vec<Element>, Option<String>), Failure> {
+    ) -> Result<(Vec<Element>, Option<ScreenFingerprint>), Failure> {
         let rested = settled
-            .filter(|s| s.settled && s.signal != Signal::ElementList.name())
-            .and_then(|s| s.last.clone());
+            .filter(|s| s.settled)
+            .and_then(|s| s.last.clone())
+            .filter(|fp| fp.signal() != SettleSignal::ElementList);
         if let (Some(l), Some(fp)) = (lookup, rested.as_ref())
             && l.paired.as_ref() == Some(fp)
         {
@@ -219,19 +240,18 @@ impl MobileServer {
     /// agent named, wherever it has moved. A ref given earlier whose element is gone, or
     /// can no longer be told from look-alikes, is refused with the fresh candidates, and
     /// `now` becomes the agent's last look (it was shown their refs).
-    pub(super) fn resolve_ref(
+    pub(crate) fn resolve_ref(
         &self,
         d: &Arc<dyn Device>,
         wanted: &str,
         now: &[Element],
-        paired: Option<&str>,
+        paired: Option<&ScreenFingerprint>,
     ) -> Result<Element, Failure> {
         if let Some(e) = now.iter().find(|e| e.reference == wanted) {
             return Ok(e.clone());
         }
         let former = self.observed.former(d.id(), wanted, now);
-        self.observed
-            .record_paired(d.id(), now, paired.map(str::to_string));
+        self.observed.record_paired(d.id(), now, paired.cloned());
         Err(Failure(match former {
             Some(f) => {
                 let why = if f.ambiguous {
@@ -256,7 +276,7 @@ impl MobileServer {
 }
 
 /// Up to 15 elements, short form, for a refusal.
-pub(super) fn candidates(now: &[Element]) -> String {
+pub(crate) fn candidates(now: &[Element]) -> String {
     let mut s: Vec<String> = now.iter().take(15).map(short).collect();
     if now.len() > 15 {
         s.push(format!("…{} more", now.len() - 15));

@@ -8,10 +8,10 @@ use rmcp::service::RequestContext;
 use rmcp::{RoleServer, tool, tool_router};
 use serde_json::json;
 
-use super::agent::candidates;
-use super::{Failure, MobileServer, Outcome, structured};
+use super::candidates;
+use super::selector::short;
 use crate::params::{MatchMode, Selector, WaitForParams, WaitUntil};
-use crate::selector::short;
+use crate::tools::{Failure, MobileServer, Outcome, structured};
 
 /// Default bound of a wait.
 const DEFAULT_WAIT: Duration = Duration::from_secs(10);
