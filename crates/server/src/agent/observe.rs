@@ -4,6 +4,8 @@
 //! `mobile_list_elements_on_screen`, an action's result, `mobile_wait_for` or an annotated
 //! screenshot), numbered by the device's [`RefTable`]. An action's result reports the
 //! difference to the last observation ([`diff`]) and the new list becomes the observation.
+//! Observations and refs belong to one session (one [`Observations`] per MCP session): what
+//! another session's agent saw or was given is not this one's.
 //!
 //! Not for: giving refs (`refs`), or reading the screen (the tools do, through
 //! `MobileServer::elements`).
@@ -14,7 +16,7 @@ use std::sync::Mutex;
 use mobile_device::{Element, ScreenFingerprint};
 use serde::Serialize;
 
-use super::refs::{Former, Identity, RefTable, identities};
+use super::refs::{Base, Former, RefTable};
 
 /// One device's last observation.
 #[derive(Debug, Clone)]
@@ -106,29 +108,33 @@ pub(crate) fn diff(before: Option<&[Element]>, now: &[Element]) -> Changes {
             ..Changes::default()
         };
     };
-    let old_ids = identities(before);
-    let new_ids = identities(now);
-    let old_at: HashMap<&Identity, usize> =
-        old_ids.iter().enumerate().map(|(i, k)| (k, i)).collect();
-    let new_set: std::collections::HashSet<&Identity> = new_ids.iter().collect();
+    // Both lists were numbered by the same table: an element is the one with the same
+    // ref (and, for lists numbered elsewhere, the same look).
+    let key = |e: &Element| (e.reference.clone(), Base::of(e));
+    let old_at: HashMap<_, usize> = before
+        .iter()
+        .enumerate()
+        .map(|(i, e)| (key(e), i))
+        .collect();
+    let new_set: std::collections::HashSet<_> = now.iter().map(key).collect();
     let mut c = Changes {
         total: now.len(),
         ..Changes::default()
     };
-    for (i, k) in new_ids.iter().enumerate() {
-        match old_at.get(k) {
-            None => c.added.push(now[i].clone()),
+    for b in now {
+        match old_at.get(&key(b)) {
+            None => c.added.push(b.clone()),
             Some(&j) => {
-                let (a, b) = (&before[j], &now[i]);
+                let a = &before[j];
                 if a.rect != b.rect || a.states != b.states || a.value != b.value {
                     c.changed.push(b.clone());
                 }
             }
         }
     }
-    for (j, k) in old_ids.iter().enumerate() {
-        if !new_set.contains(k) {
-            c.removed.push(before[j].clone());
+    for a in before {
+        if !new_set.contains(&key(a)) {
+            c.removed.push(a.clone());
         }
     }
     let kept = now.len() - c.added.len();
@@ -298,6 +304,54 @@ mod tests {
         assert!(!refs(&now).contains(&"@e2"));
         let f = o.former("d", "@e2", &now).unwrap();
         assert!(!f.ambiguous, "Product 1's button is gone, not ambiguous");
+    }
+
+    #[test]
+    fn the_change_list_of_a_scroll_names_the_row_that_went() {
+        let o = Observations::default();
+        let text = |t: &str, y| {
+            let mut e = el("", t, y);
+            e.element_type = "android.widget.TextView".into();
+            e
+        };
+        let cart = |y| el("", "Add to cart", y);
+        // Milk's title is under the toolbar, its button still on screen; then one more
+        // row up: Milk's button goes and Eggs' button is first under the toolbar.
+        let s1 = o.number(
+            "d",
+            vec![
+                text("Shop", 0),
+                cart(100),
+                text("Eggs", 200),
+                cart(250),
+                text("Bread", 300),
+                cart(350),
+            ],
+        );
+        let s2 = o.number(
+            "d",
+            vec![
+                text("Shop", 0),
+                cart(150),
+                text("Bread", 200),
+                cart(250),
+                text("Jam", 300),
+                cart(350),
+            ],
+        );
+        let (milk, eggs) = (&s1[1].reference, &s1[3].reference);
+        let c = diff(Some(&s1), &s2);
+        assert!(!c.new_screen);
+        let removed = refs(&c.removed);
+        assert!(
+            removed.contains(&milk.as_str()),
+            "Milk's button went: {removed:?}"
+        );
+        assert!(
+            !removed.contains(&eggs.as_str()),
+            "Eggs' button stayed: {removed:?}"
+        );
+        assert!(refs(&c.changed).contains(&eggs.as_str()), "and moved");
     }
 
     #[test]

@@ -1,119 +1,222 @@
-//! `@eN` refs: given by the server alone, by identity, once per device and session.
+//! `@eN` refs: given by the server alone (backends return elements without them), by
+//! identity, in one table per device and session ([`RefTable`]).
 //!
-//! An element's identity across lists is its type, id, text and label; for look-alikes (one
-//! "Add to cart" per row) also the nearest one-of-a-kind text above it (its row's title)
-//! and which occurrence it is in tree order ([`identities`]). A [`RefTable`] gives refs by
-//! identity ([`RefTable::number`]): an element keeps its ref in every later list, and a ref
-//! is never given to another element, so a ref the agent kept from any earlier look either
-//! names its element on the screen now or names nothing ([`RefTable::former`]).
+//! An element is known by keys ([`keys`]), each its base (type, id, text, label) and a
+//! place:
+//! - an element alone with its base on screen: the base alone;
+//! - a look-alike (one "Add to cart" per row): the one-of-a-kind text between it and the
+//!   look-alike before it (its row's title, "after Milk"), and the one between it and the
+//!   look-alike after it (the next row's title, "before Eggs"). The first look-alike on
+//!   screen has no "after" key and the last no "before" key: what sits above the first one
+//!   may be a toolbar rather than its row, whose title may have scrolled off, and what sits
+//!   below the last one a bottom bar;
+//! - a look-alike with neither: which one it is of how many (a new count, new refs).
+//!
+//! [`RefTable::number`] gives an element the ref its keys name, so an element keeps its
+//! ref while it stays on screen (a row scrolling up loses its "after" key and keeps its
+//! "before" one) and when it comes back; an element whose keys name two refs, or a ref two
+//! elements claim, gets a new ref never given before, and the old ones are refused. So a
+//! ref either names the element it named when given or names nothing
+//! ([`RefTable::former`]).
+//!
+//! What the table keeps is bounded: a text is kept as at most [`KEPT_CHARS`] characters
+//! and a hash of the whole, and the table starts afresh past [`MAX_REFS`] refs or
+//! [`MAX_BYTES`] of kept text (then old refs name nothing).
 //!
 //! Not for: what the agent last saw or what changed (`observe`), or finding the element a
 //! ref names in a list (`aim`).
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
+use std::hash::{Hash, Hasher};
 
 use mobile_device::Element;
 
-/// How many identities a device's ref table holds before it starts afresh (new refs for
-/// every element; the old refs then name nothing, so nothing is acted on by mistake).
+/// How many refs a device's table gives before it starts afresh.
 const MAX_REFS: usize = 20_000;
+/// How many bytes of kept text a device's table holds before it starts afresh.
+const MAX_BYTES: usize = 4 << 20;
+/// Longest text an identity keeps whole, in characters; a longer one is kept as its first
+/// characters and a hash of the whole.
+const KEPT_CHARS: usize = 64;
 
-/// An element's identity: what stays the same when it moves.
+/// `s` as an identity keeps it: whole up to [`KEPT_CHARS`], else its start, `…` and a
+/// 64-bit hash of the whole (a growing text's every version is a new identity, so what
+/// each keeps must not grow with it).
+fn kept(s: &str) -> String {
+    match s.char_indices().nth(KEPT_CHARS) {
+        None => s.to_string(),
+        Some((cut, _)) => {
+            let mut h = std::collections::hash_map::DefaultHasher::new();
+            s.hash(&mut h);
+            format!("{}…{:016x}", &s[..cut], h.finish())
+        }
+    }
+}
+
+/// What an element shows: its type, id, text and label (as kept).
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
-pub(crate) struct Identity {
+pub(crate) struct Base {
     kind: String,
     id: String,
     text: String,
     label: String,
-    /// For an element with look-alikes (the same kind, id, text and label elsewhere in the
-    /// list, such as one "Add to cart" button per row): the text of the nearest element
-    /// above it in tree order that is one of a kind (its row's "Product 2"). So when the
-    /// rows scroll, each button stays with its row instead of with its position. Empty for
-    /// an element without look-alikes.
-    anchor: String,
-    /// Which occurrence of the same (kind, id, text, label, anchor) it is, top to bottom.
-    nth: usize,
 }
 
-type Key<'a> = (&'a str, &'a str, &'a str, &'a str, &'a str);
+impl Base {
+    pub(crate) fn of(e: &Element) -> Base {
+        Base {
+            kind: kept(&e.element_type),
+            id: kept(e.identifier.as_deref().unwrap_or_default()),
+            text: kept(e.text.as_deref().unwrap_or_default()),
+            label: kept(e.label.as_deref().unwrap_or_default()),
+        }
+    }
 
-impl Identity {
-    fn key(&self) -> Key<'_> {
-        (&self.kind, &self.id, &self.text, &self.label, &self.anchor)
+    /// The name a one-of-a-kind element lends its neighbours: its text, else its label.
+    fn name(&self) -> &str {
+        if self.text.is_empty() {
+            &self.label
+        } else {
+            &self.text
+        }
+    }
+
+    /// `Button "Buy now"`, as the agent saw it.
+    fn describe(&self) -> String {
+        let ty = self.kind.rsplit('.').next().unwrap_or(&self.kind);
+        let name = [&self.text, &self.label, &self.id]
+            .into_iter()
+            .find(|v| !v.is_empty())
+            .map(|v| format!(" {}", serde_json::to_string(v).unwrap_or_default()))
+            .unwrap_or_default();
+        format!("{ty}{name}")
+    }
+
+    fn bytes(&self) -> usize {
+        self.kind.len() + self.id.len() + self.text.len() + self.label.len()
     }
 }
 
-/// How many elements of `ids` share each (kind, id, text, label, anchor): the ones `nth`
-/// tells apart.
-fn look_alikes(ids: &[Identity]) -> HashMap<Key<'_>, usize> {
-    let mut n = HashMap::new();
-    for k in ids {
-        *n.entry(k.key()).or_insert(0) += 1;
-    }
-    n
+/// Where an element sits among elements like it.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+enum Place {
+    /// The only element with its base on screen.
+    Alone,
+    /// A look-alike after the one-of-a-kind element of this name, with no look-alike
+    /// between them (its row's title).
+    After(String),
+    /// A look-alike before the one-of-a-kind element of this name, with no look-alike
+    /// between them (the next row's title).
+    Before(String),
+    /// A look-alike with no such neighbour: the nth of `of`.
+    Nth { nth: usize, of: usize },
 }
 
-/// An element's kind, id, text and label.
-type Base = (String, String, String, String);
+/// One way to know an element again.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub(crate) struct Key {
+    base: Base,
+    place: Place,
+}
 
-/// The identities of a list's elements, in order.
-pub(crate) fn identities(elements: &[Element]) -> Vec<Identity> {
-    let base = |e: &Element| {
-        (
-            e.element_type.clone(),
-            e.identifier.clone().unwrap_or_default(),
-            e.text.clone().unwrap_or_default(),
-            e.label.clone().unwrap_or_default(),
-        )
-    };
-    let bases: Vec<_> = elements.iter().map(base).collect();
-    let mut count: HashMap<&Base, usize> = HashMap::new();
-    for b in &bases {
-        *count.entry(b).or_insert(0) += 1;
+impl Key {
+    fn bytes(&self) -> usize {
+        let place = match &self.place {
+            Place::After(s) | Place::Before(s) => s.len(),
+            _ => 0,
+        };
+        self.base.bytes() + place + 48
     }
-    let mut anchor = String::new();
-    let mut seen: HashMap<(&Base, String), usize> = HashMap::new();
-    let mut out = Vec::with_capacity(elements.len());
-    for b in &bases {
-        let alone = count[b] == 1;
-        let own = if alone { String::new() } else { anchor.clone() };
-        let n = seen.entry((b, own.clone())).or_insert(0);
-        let nth = *n;
-        *n += 1;
-        if alone {
-            let name = if b.2.is_empty() { &b.3 } else { &b.2 };
-            if !name.is_empty() {
-                anchor = name.clone();
+}
+
+/// The name element `i` lends its neighbours, if it is one of a kind and has one.
+fn landmark<'a>(bases: &'a [Base], at: &HashMap<&Base, Vec<usize>>, i: usize) -> Option<&'a str> {
+    let b = &bases[i];
+    (at[b].len() == 1 && !b.name().is_empty()).then(|| b.name())
+}
+
+/// The keys of each element of a list, in order (see the module's front door). A key two
+/// elements of the list share names neither.
+pub(crate) fn keys(elements: &[Element]) -> Vec<Vec<Key>> {
+    let bases: Vec<Base> = elements.iter().map(Base::of).collect();
+    let mut at: HashMap<&Base, Vec<usize>> = HashMap::new();
+    for (i, b) in bases.iter().enumerate() {
+        at.entry(b).or_default().push(i);
+    }
+    let landmark = |i: usize| landmark(&bases, &at, i);
+    let mut out: Vec<Vec<Place>> = vec![Vec::new(); elements.len()];
+    for idx in at.values() {
+        if let [only] = idx.as_slice() {
+            out[*only].push(Place::Alone);
+            continue;
+        }
+        let of = idx.len();
+        for (k, &i) in idx.iter().enumerate() {
+            if k > 0
+                && let Some(name) = (idx[k - 1] + 1..i).rev().find_map(landmark)
+            {
+                out[i].push(Place::After(name.to_string()));
+            }
+            if k + 1 < of
+                && let Some(name) = (i + 1..idx[k + 1]).find_map(landmark)
+            {
+                out[i].push(Place::Before(name.to_string()));
             }
         }
-        out.push(Identity {
-            kind: b.0.clone(),
-            id: b.1.clone(),
-            text: b.2.clone(),
-            label: b.3.clone(),
-            anchor: own,
-            nth,
-        });
     }
-    out
+    let mut keys: Vec<Vec<Key>> = out
+        .into_iter()
+        .zip(&bases)
+        .map(|(places, b)| {
+            places
+                .into_iter()
+                .map(|place| Key {
+                    base: b.clone(),
+                    place,
+                })
+                .collect()
+        })
+        .collect();
+    let mut count: HashMap<Key, usize> = HashMap::new();
+    for k in keys.iter().flatten() {
+        *count.entry(k.clone()).or_insert(0) += 1;
+    }
+    for ks in &mut keys {
+        ks.retain(|k| count[k] == 1);
+    }
+    // A look-alike left without a key is known by its position among its look-alikes.
+    for idx in at.values() {
+        for (nth, &i) in idx.iter().enumerate() {
+            if keys[i].is_empty() {
+                keys[i].push(Key {
+                    base: bases[i].clone(),
+                    place: Place::Nth { nth, of: idx.len() },
+                });
+            }
+        }
+    }
+    keys
 }
 
-/// A ref given to an identity, and how many look-alikes it had then: with another count
-/// "the second Product row" may be another row, so the identity gets a new ref.
+/// What a ref named when it was given.
 #[derive(Debug, Clone)]
-struct Given {
-    reference: String,
-    look_alikes: usize,
+struct Named {
+    base: Base,
+    /// Given to the nth of several look-alikes with no other key.
+    counted: bool,
 }
 
-/// The refs given on one device: by identity, and what each ref named.
+/// The refs given on one device in one session.
 #[derive(Debug, Default)]
 pub(crate) struct RefTable {
-    refs: HashMap<Identity, Given>,
-    /// Every ref given, with the identity it names (also after that identity got a new
-    /// ref), to say what a stale ref was.
-    named: HashMap<String, Identity>,
+    /// The ref each key names.
+    by_key: HashMap<Key, u64>,
+    /// What each ref named when given.
+    named: HashMap<u64, Named>,
+    /// The last ref given (refs are never given twice, also after a fresh start).
     next: u64,
+    /// Bytes of text kept in `by_key` and `named`, roughly.
+    bytes: usize,
 }
 
 /// What a ref that is not on the screen now once named.
@@ -125,54 +228,198 @@ pub(crate) struct Former {
     pub ambiguous: bool,
 }
 
+/// The number in `@eN`.
+fn number_of(reference: &str) -> Option<u64> {
+    reference.strip_prefix("@e")?.parse().ok()
+}
+
 impl RefTable {
-    /// Gives `elements` (a list just read from the device) their refs: the ref their
-    /// identity already has here, else a new one never given before.
+    /// Gives `elements` (a list just read from the device) their refs: the ref their keys
+    /// name, else a new one never given before.
     pub(crate) fn number(&mut self, mut elements: Vec<Element>) -> Vec<Element> {
-        let seen = self;
-        if seen.named.len() > MAX_REFS {
-            seen.refs.clear();
-            seen.named.clear();
+        if self.named.len() > MAX_REFS || self.bytes > MAX_BYTES {
+            self.by_key.clear();
+            self.named.clear();
+            self.bytes = 0;
         }
-        let ids = identities(&elements);
-        let counts = look_alikes(&ids);
-        for (e, k) in elements.iter_mut().zip(&ids) {
-            let n = counts[&k.key()];
-            let given = match seen.refs.get(k) {
-                Some(g) if g.look_alikes == n => g.reference.clone(),
+        let keys = keys(&elements);
+        let found: Vec<Option<u64>> = keys
+            .iter()
+            .map(|ks| {
+                let refs: HashSet<u64> = ks
+                    .iter()
+                    .filter_map(|k| self.by_key.get(k).copied())
+                    .collect();
+                match refs.len() {
+                    1 => refs.into_iter().next(),
+                    _ => None,
+                }
+            })
+            .collect();
+        let mut claims: HashMap<u64, usize> = HashMap::new();
+        for r in found.iter().flatten() {
+            *claims.entry(*r).or_insert(0) += 1;
+        }
+        for ((e, ks), found) in elements.iter_mut().zip(&keys).zip(found) {
+            let r = match found {
+                Some(r) if claims[&r] == 1 => r,
                 _ => {
-                    seen.next += 1;
-                    let r = format!("@e{}", seen.next);
-                    seen.refs.insert(
-                        k.clone(),
-                        Given {
-                            reference: r.clone(),
-                            look_alikes: n,
+                    self.next += 1;
+                    let base = ks[0].base.clone();
+                    self.bytes += base.bytes() + 48;
+                    self.named.insert(
+                        self.next,
+                        Named {
+                            base,
+                            counted: matches!(ks[0].place, Place::Nth { .. }),
                         },
                     );
-                    seen.named.insert(r.clone(), k.clone());
-                    r
+                    self.next
                 }
             };
-            e.reference = given;
+            for k in ks {
+                if self.by_key.insert(k.clone(), r).is_none() {
+                    self.bytes += k.bytes();
+                }
+            }
+            e.reference = format!("@e{r}");
         }
         elements
     }
 
-    /// What `reference` named when it was given, if it was given here, judged
-    /// against `now` (a numbered list in which it is not).
+    /// What `reference` named when it was given, if it was given here, judged against
+    /// `now` (a numbered list in which it is not).
     pub(crate) fn former(&self, reference: &str, now: &[Element]) -> Option<Former> {
-        let k = self.named.get(reference)?;
-        let ty = k.kind.rsplit('.').next().unwrap_or(&k.kind);
-        let name = [&k.text, &k.label, &k.id]
-            .into_iter()
-            .find(|v| !v.is_empty())
-            .map(|v| format!(" {}", serde_json::to_string(v).unwrap_or_default()))
-            .unwrap_or_default();
-        let ids = identities(now);
+        let named = self.named.get(&number_of(reference)?)?;
         Some(Former {
-            what: format!("{ty}{name}"),
-            ambiguous: ids.iter().any(|n| n.key() == k.key()),
+            what: named.base.describe(),
+            ambiguous: named.counted && now.iter().any(|e| Base::of(e) == named.base),
         })
+    }
+
+    /// Bytes of text the table keeps, roughly.
+    #[cfg(test)]
+    pub(crate) fn kept_bytes(&self) -> usize {
+        self.bytes
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use mobile_device::Rect;
+
+    fn el(kind: &str, text: &str, y: i32) -> Element {
+        Element {
+            element_type: kind.into(),
+            text: Some(text.into()),
+            rect: Rect {
+                x: 0,
+                y,
+                width: 100,
+                height: 40,
+            },
+            ..Default::default()
+        }
+    }
+
+    /// A shop list under a toolbar "Shop": each row a title and an "Add to cart" button;
+    /// `partial` is a row whose title has scrolled under the toolbar, its button still on
+    /// screen.
+    fn shop(partial: Option<&str>, rows: &[&str]) -> Vec<Element> {
+        let mut v = vec![el("TextView", "Shop", 0)];
+        let mut y = 100;
+        if partial.is_some() {
+            v.push(el("Button", "Add to cart", y));
+            y += 100;
+        }
+        for r in rows {
+            v.push(el("TextView", r, y));
+            v.push(el("Button", "Add to cart", y + 50));
+            y += 100;
+        }
+        v
+    }
+
+    fn ref_of<'a>(list: &'a [Element], row_title: Option<&str>) -> &'a str {
+        // The button after the title (or the first button for the partial row).
+        let i = match row_title {
+            Some(t) => {
+                list.iter()
+                    .position(|e| e.text.as_deref() == Some(t))
+                    .unwrap()
+                    + 1
+            }
+            None => list
+                .iter()
+                .position(|e| e.text.as_deref() == Some("Add to cart"))
+                .unwrap(),
+        };
+        &list[i].reference
+    }
+
+    #[test]
+    fn a_row_scrolling_off_keeps_its_ref_and_never_passes_it_to_the_next_row() {
+        let mut t = RefTable::default();
+        let s0 = t.number(shop(None, &["Milk", "Eggs", "Bread"]));
+        let milk = ref_of(&s0, Some("Milk")).to_string();
+        let eggs = ref_of(&s0, Some("Eggs")).to_string();
+        // Milk's title scrolls under the toolbar; its button is still on screen.
+        let s1 = t.number(shop(Some("Milk"), &["Eggs", "Bread", "Jam"]));
+        assert_eq!(ref_of(&s1, None), milk, "Milk's button keeps its ref");
+        assert_eq!(ref_of(&s1, Some("Eggs")), eggs);
+        // Milk's button goes, Eggs' title scrolls under the toolbar: Eggs' button is now
+        // first, under the toolbar, where Milk's was.
+        let s2 = t.number(shop(Some("Eggs"), &["Bread", "Jam", "Butter"]));
+        assert_eq!(ref_of(&s2, None), eggs, "Eggs' button keeps its ref");
+        assert!(
+            s2.iter().all(|e| e.reference != milk),
+            "Milk's ref is on no element: {:?}",
+            s2.iter().map(|e| &e.reference).collect::<Vec<_>>()
+        );
+        let f = t.former(&milk, &s2).unwrap();
+        assert_eq!(f.what, "Button \"Add to cart\"");
+        assert!(!f.ambiguous);
+        // Scrolled back: Milk's button comes back with its ref.
+        let back = t.number(shop(None, &["Milk", "Eggs", "Bread"]));
+        assert_eq!(ref_of(&back, Some("Milk")), milk);
+        assert_eq!(ref_of(&back, Some("Eggs")), eggs);
+    }
+
+    #[test]
+    fn refs_are_unique_in_every_list() {
+        let mut t = RefTable::default();
+        for rows in [
+            &["A", "B", "C"][..],
+            &["B", "C", "D"],
+            &["A", "C", "B"],
+            &["C"],
+            &["C", "C", "A"],
+        ] {
+            let list = t.number(shop(Some("x"), rows));
+            let refs: HashSet<_> = list.iter().map(|e| e.reference.clone()).collect();
+            assert_eq!(refs.len(), list.len(), "{rows:?}");
+        }
+    }
+
+    #[test]
+    fn a_growing_text_keeps_what_the_table_holds_bounded() {
+        // A note typed in 1 KB pieces up to 300 KB: every version is a new identity.
+        let mut t = RefTable::default();
+        let piece = "x".repeat(1024);
+        let mut note = String::new();
+        for _ in 0..300 {
+            note.push_str(&piece);
+            t.number(vec![el("EditText", &note, 100), el("Button", "Save", 200)]);
+        }
+        assert!(
+            t.kept_bytes() < 300 * 1024,
+            "{} bytes kept for 300 versions",
+            t.kept_bytes()
+        );
+        // Two long texts that differ only at the end are still two identities.
+        let a = t.number(vec![el("EditText", &format!("{note}a"), 100)]);
+        let b = t.number(vec![el("EditText", &format!("{note}b"), 100)]);
+        assert_ne!(a[0].reference, b[0].reference);
     }
 }
