@@ -8,7 +8,9 @@
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use mobile_device::{CoordinateUnit, Device, DeviceError, Point, ScreenSize, ScreenshotOptions};
+use mobile_device::{
+    CoordinateUnit, Device, DeviceError, Orientation, Point, ScreenSize, ScreenshotOptions,
+};
 use mobile_screenshot::{self as screenshot, ProcessedScreenshot};
 use rmcp::RoleServer;
 use rmcp::model::ProgressNotificationParam;
@@ -78,51 +80,86 @@ impl MobileServer {
             .insert(device.to_string(), (Instant::now(), s));
     }
 
-    /// Refuses a point outside the screen. The size comes from a cache of at most
-    /// [`SCREEN_SIZE_TTL`] per device (so a run of taps costs one size read), and a
-    /// refusal is always confirmed with a fresh read. The size a device reports is its
-    /// natural orientation's, so a point inside the screen either way up is accepted:
-    /// no orientation read is needed.
+    /// Refuses a point outside the screen as it is turned now. The size comes from a
+    /// cache of at most [`SCREEN_SIZE_TTL`] per device (so a run of taps costs one size
+    /// read), and a point the cached size puts outside either way up is checked against a
+    /// fresh read. The size a device reports is its natural orientation's: a point inside
+    /// the screen both ways up needs nothing more, one inside it only one way up is checked
+    /// against the orientation read now (one more read, for those points only).
     pub(crate) async fn on_screen(
         &self,
         ctx: &RequestContext<RoleServer>,
         d: &Arc<dyn Device>,
         at: Point,
     ) -> Result<(), Failure> {
-        let inside = |s: &ScreenSize| {
-            let (w, h) = (s.width as i64, s.height as i64);
-            let (x, y) = (at.x as i64, at.y as i64);
-            (x < w && y < h) || (x < h && y < w)
-        };
+        let (x, y) = (i64::from(at.x), i64::from(at.y));
+        let upright = |s: &ScreenSize| x < i64::from(s.width) && y < i64::from(s.height);
+        let sideways = |s: &ScreenSize| x < i64::from(s.height) && y < i64::from(s.width);
         let cached = self
             .screens
             .lock()
             .unwrap_or_else(|e| e.into_inner())
             .get(d.id())
             .filter(|(when, _)| when.elapsed() < SCREEN_SIZE_TTL)
-            .map(|(_, s)| *s);
-        if cached.as_ref().is_some_and(inside) {
+            .map(|(_, s)| *s)
+            .filter(|s| upright(s) || sideways(s));
+        let s = match cached {
+            Some(s) => s,
+            None => {
+                let read = self
+                    .run(ctx, "reading the screen size", async {
+                        Ok(d.screen_size().await)
+                    })
+                    .await?;
+                match read {
+                    Ok(s) => {
+                        self.remember_screen(d.id(), s);
+                        s
+                    }
+                    // A device that cannot say its size keeps tapping as before.
+                    Err(DeviceError::Unsupported { .. }) => return Ok(()),
+                    Err(e) => return Err(e.into()),
+                }
+            }
+        };
+        let unit = s.unit.as_str();
+        let (up, side) = (upright(&s), sideways(&s));
+        if up && side {
             return Ok(());
         }
+        if !up && !side {
+            return Err(Failure(format!(
+                "({}, {}) is outside the screen, which is {}x{} {unit} ({}x{} turned sideways); nothing was sent. Use coordinates inside it (mobile_get_screen_size, or a ref from mobile_list_elements_on_screen)",
+                at.x, at.y, s.width, s.height, s.height, s.width
+            )));
+        }
         let read = self
-            .run(ctx, "reading the screen size", async {
-                Ok(d.screen_size().await)
+            .run(ctx, "reading the orientation", async {
+                Ok(d.orientation().await)
             })
             .await?;
-        let s = match read {
-            Ok(s) => s,
-            // A device that cannot say its size keeps tapping as before.
+        let now = match read {
+            Ok(o) => o,
+            // A device that cannot say how it is turned keeps tapping as before.
             Err(DeviceError::Unsupported { .. }) => return Ok(()),
             Err(e) => return Err(e.into()),
         };
-        self.remember_screen(d.id(), s);
-        if inside(&s) {
+        let natural = if s.width > s.height {
+            Orientation::Landscape
+        } else {
+            Orientation::Portrait
+        };
+        let (w, h) = if now == natural {
+            (s.width, s.height)
+        } else {
+            (s.height, s.width)
+        };
+        if (now == natural && up) || (now != natural && side) {
             return Ok(());
         }
-        let unit = s.unit.as_str();
         Err(Failure(format!(
-            "({}, {}) is outside the screen, which is {}x{} {unit} ({}x{} turned sideways); nothing was sent. Use coordinates inside it (mobile_get_screen_size, or a ref from mobile_list_elements_on_screen)",
-            at.x, at.y, s.width, s.height, s.height, s.width
+            "({}, {}) is outside the screen, which is {w}x{h} {unit} as it is turned now ({now}); nothing was sent. Use coordinates inside it (mobile_get_screen_size, or a ref from mobile_list_elements_on_screen)",
+            at.x, at.y
         )))
     }
 }

@@ -227,3 +227,65 @@ async fn folding_a_foldable_commits_its_device_state_and_a_phone_says_it_cannot(
     .await
     .expect("bounded");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_point_is_checked_against_the_screen_as_it_is_turned_now() {
+    tokio::time::timeout(DEADLINE, async {
+        let Rig {
+            mcp,
+            phone,
+            serial,
+            _adb,
+        } = rig().await;
+        let dev = json!(serial);
+        phone.update_state(|s| s.input_events.clear());
+        // Upright, the 1080x2400 screen has no x of 2300 (it would, turned sideways).
+        let r = mcp
+            .call(
+                "mobile_click_on_screen_at_coordinates",
+                json!({"device": dev, "x": 2300, "y": 1000, "observe": "none"}),
+            )
+            .await;
+        assert_eq!(r.is_error, Some(true), "{}", text_of(&r));
+        assert!(
+            text_of(&r).contains("outside the screen"),
+            "{}",
+            text_of(&r)
+        );
+        assert!(phone.state().input_events.is_empty(), "nothing was sent");
+        // Turned sideways, the same point is on the screen and the tap is sent.
+        mcp.ok(
+            "mobile_set_orientation",
+            json!({"device": dev, "orientation": "landscape"}),
+        )
+        .await;
+        phone.update_state(|s| s.input_events.clear());
+        let r = mcp
+            .call(
+                "mobile_click_on_screen_at_coordinates",
+                json!({"device": dev, "x": 2300, "y": 1000, "observe": "none"}),
+            )
+            .await;
+        assert_ne!(r.is_error, Some(true), "{}", text_of(&r));
+        assert_eq!(
+            phone.state().input_events,
+            vec![InputEvent::Tap {
+                x: 2300.0,
+                y: 1000.0
+            }]
+        );
+        // And a point only an upright screen has is now refused.
+        phone.update_state(|s| s.input_events.clear());
+        let r = mcp
+            .call(
+                "mobile_long_press_on_screen_at_coordinates",
+                json!({"device": dev, "x": 500, "y": 2300, "observe": "none"}),
+            )
+            .await;
+        assert_eq!(r.is_error, Some(true), "{}", text_of(&r));
+        assert!(phone.state().input_events.is_empty(), "nothing was sent");
+        assert!(phone.injections().is_empty());
+    })
+    .await
+    .expect("bounded");
+}
