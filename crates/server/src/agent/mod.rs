@@ -7,7 +7,8 @@
 //! here ([`refs`]: `@eN` refs given by the server alone, kept by an element while it stays
 //! on screen). An action's target is a ref, a selector ([`selector`]) or x,y, resolved on
 //! one element list ([`aim`]); `mobile_wait_for` ([`wait`]) and clipped or annotated
-//! screenshots ([`marked`]) read the screen the same way.
+//! screenshots ([`marked`]) read the screen the same way. An action's look-up and the action
+//! are one step on a device ([`turn`]).
 //!
 //! Not for: talking to a device (the `Device` trait does that, under the deadline of
 //! `tools/`), or the tools' own wording of their first line.
@@ -38,10 +39,12 @@ mod observe;
 mod refs;
 mod selector;
 mod settle;
+mod turn;
 mod wait;
 
 pub(crate) use aim::{Aim, Lookup, coord};
 pub(crate) use observe::Observations;
+pub(crate) use turn::Turns;
 
 /// The longest settle wait a call may ask for.
 const MAX_SETTLE: Duration = Duration::from_secs(30);
@@ -136,10 +139,16 @@ impl MobileServer {
             .settle_timeout_ms
             .map(|ms| Duration::from_millis(ms.max(0.0) as u64).min(MAX_SETTLE))
             .unwrap_or(default);
+        // The action happened: a wait that fails (the phone stalls, the deadline passes)
+        // is reported in the result, never in place of it.
         let settled = if timeout.is_zero() {
             None
         } else {
-            Some(self.settle_screen(ctx, d, timeout).await?)
+            let start = std::time::Instant::now();
+            Some(match self.settle_screen(ctx, d, timeout).await {
+                Ok(s) => s,
+                Err(Failure(e)) => Settled::unchecked(start, e),
+            })
         };
         let mut blocks = vec![ContentBlock::text(first)];
         let mut lines: Vec<String> = settled.iter().map(Settled::render).collect();

@@ -56,7 +56,8 @@ pub(crate) struct Settled {
     pub waited_ms: u64,
     /// How many fingerprints were taken.
     pub samples: u32,
-    /// What was sampled: "frame timeline", "frame hash" or "element list".
+    /// What was sampled: "frame timeline", "frame hash" or "element list" ("none" when the
+    /// wait could not sample).
     pub signal: &'static str,
     /// Why the wait stopped early, if a sample failed.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -67,6 +68,19 @@ pub(crate) struct Settled {
 }
 
 impl Settled {
+    /// A wait that could not look at the screen (a sample timed out or the device failed):
+    /// the action stands, and this says the screen was not checked.
+    pub(crate) fn unchecked(start: Instant, error: String) -> Settled {
+        Settled {
+            settled: false,
+            waited_ms: start.elapsed().as_millis() as u64,
+            samples: 0,
+            signal: "none",
+            error: Some(error),
+            last: None,
+        }
+    }
+
     /// The line the tool text carries.
     pub(crate) fn render(&self) -> String {
         match (&self.error, self.settled) {

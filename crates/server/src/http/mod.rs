@@ -165,8 +165,11 @@ fn router(
         .disable_allowed_origins()
         .with_max_request_body_bytes(config.max_body_bytes)
         .with_legacy_session_mode(true);
-    let service =
-        StreamableHttpService::new(move || Ok(server.clone()), sessions.clone(), rmcp_config);
+    let service = StreamableHttpService::new(
+        move || Ok(server.for_session()),
+        sessions.clone(),
+        rmcp_config,
+    );
 
     let mut mcp = Router::new().nest_service("/mcp", service);
     if let Some(boundary) = boundary {

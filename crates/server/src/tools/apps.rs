@@ -63,12 +63,14 @@ impl MobileServer {
         ctx: RequestContext<RoleServer>,
     ) -> Outcome {
         let d = self.device(&ctx, &p.device).await?;
+        let turn = self.turn(&ctx, &d).await?;
         self.run(
             &ctx,
             "launching the app",
             d.launch_app(&p.package_name, p.locale.as_ref()),
         )
         .await?;
+        drop(turn);
         self.after_action(&ctx, &d, format!("Launched {}", p.package_name), &p.after)
             .await
     }
@@ -90,12 +92,14 @@ impl MobileServer {
         ctx: RequestContext<RoleServer>,
     ) -> Outcome {
         let d = self.device(&ctx, &p.device).await?;
+        let turn = self.turn(&ctx, &d).await?;
         self.run(
             &ctx,
             "terminating the app",
             d.terminate_app(&p.package_name),
         )
         .await?;
+        drop(turn);
         self.after_action(&ctx, &d, format!("Terminated {}", p.package_name), &p.after)
             .await
     }
@@ -179,8 +183,10 @@ impl MobileServer {
     ) -> Outcome {
         self.options.url_policy.check(&p.url).map_err(|e| e.0)?;
         let d = self.device(&ctx, &p.device).await?;
+        let turn = self.turn(&ctx, &d).await?;
         self.run(&ctx, "opening the URL", d.open_url(&p.url))
             .await?;
+        drop(turn);
         self.after_action(&ctx, &d, format!("Opened {}", p.url), &p.after)
             .await
     }

@@ -31,9 +31,11 @@ impl MobileServer {
     ) -> Outcome {
         let aim = p.target.required()?;
         let d = self.device(&ctx, &p.device).await?;
+        let turn = self.turn(&ctx, &d).await?;
         let (aimed, lookup) = self.aim(&ctx, &d, &[&aim]).await?;
         let (at, what) = (aimed[0].at, &aimed[0].what);
         self.run(&ctx, "tapping", d.tap(at)).await?;
+        drop(turn);
         let first = format!("Tapped at ({}, {}){what}", at.x, at.y);
         self.after_action_seen(&ctx, &d, first, &p.after, lookup)
             .await
@@ -57,9 +59,11 @@ impl MobileServer {
     ) -> Outcome {
         let aim = p.target.required()?;
         let d = self.device(&ctx, &p.device).await?;
+        let turn = self.turn(&ctx, &d).await?;
         let (aimed, lookup) = self.aim(&ctx, &d, &[&aim]).await?;
         let (at, what) = (aimed[0].at, &aimed[0].what);
         self.run(&ctx, "double tapping", d.double_tap(at)).await?;
+        drop(turn);
         let first = format!("Double-tapped at ({}, {}){what}", at.x, at.y);
         self.after_action_seen(&ctx, &d, first, &p.after, lookup)
             .await
@@ -89,11 +93,13 @@ impl MobileServer {
             )));
         }
         let d = self.device(&ctx, &p.device).await?;
+        let turn = self.turn(&ctx, &d).await?;
         let (aimed, lookup) = self.aim(&ctx, &d, &[&aim]).await?;
         let (at, what) = (aimed[0].at, &aimed[0].what);
         let dur = Duration::from_millis(ms.round() as u64);
         self.run(&ctx, "long pressing", d.long_press(at, dur))
             .await?;
+        drop(turn);
         let first = format!(
             "Long-pressed at ({}, {}){what} for {} ms",
             at.x,
@@ -128,8 +134,10 @@ impl MobileServer {
             ))
         })?;
         let d = self.device(&ctx, &p.device).await?;
+        let turn = self.turn(&ctx, &d).await?;
         self.run(&ctx, "pressing the button", d.press_button(b))
             .await?;
+        drop(turn);
         self.after_action(&ctx, &d, format!("Pressed {b}"), &p.after)
             .await
     }
@@ -156,6 +164,7 @@ impl MobileServer {
             None => None,
         };
         let d = self.device(&ctx, &p.device).await?;
+        let turn = self.turn(&ctx, &d).await?;
         // A point is kept inside the screen by `swipe_path`, so only an element is looked up.
         let (origin, what, lookup) = match aim {
             None => (None, String::new(), None),
@@ -176,6 +185,7 @@ impl MobileServer {
             d.swipe(from, to, Duration::from_millis(500)),
         )
         .await?;
+        drop(turn);
         let first = format!(
             "Swiped {} from ({}, {}){what} to ({}, {})",
             serde_json::to_value(p.direction)
@@ -208,11 +218,13 @@ impl MobileServer {
         ctx: RequestContext<RoleServer>,
     ) -> Outcome {
         let d = self.device(&ctx, &p.device).await?;
+        let turn = self.turn(&ctx, &d).await?;
         self.run(&ctx, "typing", d.type_text(&p.text)).await?;
         if p.submit {
             self.run(&ctx, "pressing ENTER", d.press_button(Button::Enter))
                 .await?;
         }
+        drop(turn);
         let first = format!(
             "Typed {} characters{}",
             p.text.chars().count(),
@@ -245,10 +257,12 @@ impl MobileServer {
         }
         let (from_aim, to_aim) = (p.from.aim()?, p.to.aim()?);
         let d = self.device(&ctx, &p.device).await?;
+        let turn = self.turn(&ctx, &d).await?;
         let (aimed, lookup) = self.aim(&ctx, &d, &[&from_aim, &to_aim]).await?;
         let (from, fw, to, tw) = (aimed[0].at, &aimed[0].what, aimed[1].at, &aimed[1].what);
         let dur = Duration::from_millis(ms.round() as u64);
         self.run(&ctx, "dragging", d.drag(from, to, dur)).await?;
+        drop(turn);
         let first = format!(
             "Dragged from ({}, {}){fw} to ({}, {}){tw} over {} ms",
             from.x,

@@ -68,7 +68,9 @@ impl Default for ServerOptions {
     }
 }
 
-/// The MCP service. Cheap to clone: one per HTTP session shares the registry and router.
+/// The MCP service. Cheap to clone: each HTTP session gets one
+/// ([`MobileServer::for_session`]) sharing the registry, router and device state, with
+/// observations and refs of its own.
 #[derive(Clone)]
 pub struct MobileServer {
     registry: Arc<DeviceRegistry>,
@@ -78,8 +80,11 @@ pub struct MobileServer {
     recordings: Arc<Mutex<HashMap<String, Staged>>>,
     /// Screen sizes recently read, by device id, for the tap bounds check.
     screens: Arc<Mutex<HashMap<String, (Instant, ScreenSize)>>>,
-    /// What the agent last saw of each device (refs, change lists).
+    /// What the agent last saw of each device (refs, change lists): this session's.
     pub(crate) observed: Arc<crate::agent::Observations>,
+    /// One turn per device for a look-up and the action on what it found, shared by
+    /// every session (`crate::agent::Turns`).
+    pub(crate) turns: Arc<crate::agent::Turns>,
 }
 
 /// The tools that read the device but can also write a local file through one
@@ -194,6 +199,17 @@ impl MobileServer {
             recordings: Arc::default(),
             screens: Arc::default(),
             observed: Arc::default(),
+            turns: Arc::default(),
+        }
+    }
+
+    /// This service for another session (an HTTP session): the same registry, router,
+    /// recordings, screen sizes and device turns, and observations and refs of its own, so
+    /// one session's looks neither change another's change lists nor its refs.
+    pub(crate) fn for_session(&self) -> MobileServer {
+        MobileServer {
+            observed: Arc::default(),
+            ..self.clone()
         }
     }
 

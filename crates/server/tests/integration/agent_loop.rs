@@ -13,6 +13,7 @@ use virtual_phone::living::scenario::{SHOP, living_state};
 use virtual_phone::state::InputEvent;
 
 mod refs;
+mod scripted;
 mod signal;
 mod targets;
 

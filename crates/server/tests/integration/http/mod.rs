@@ -25,6 +25,7 @@ use serde_json::{Value, json};
 mod edges;
 mod filter;
 mod layers;
+mod observations;
 mod starvation;
 
 const FILTER_VAR: &str = "MCP_MODEL_PAYLOAD_FILTER";
