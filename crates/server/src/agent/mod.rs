@@ -245,9 +245,10 @@ impl MobileServer {
 
     /// The element `wanted` (with its `@`) names in `now` (the screen as it is now,
     /// numbered by [`Self::elements`]; `paired`: the frame hash that list is known to
-    /// show). Refs go with identities, so the element with that ref now is the one the
-    /// agent named, wherever it has moved. A ref given earlier whose element is gone, or
-    /// can no longer be told from look-alikes, is refused with the fresh candidates, and
+    /// show). Refs are given by the keys an element is known by (`refs`), so the element
+    /// with that ref now is the one the agent named, wherever it has moved. A ref given
+    /// earlier whose element is gone, or can no longer be told from look-alikes, is
+    /// refused with the fresh candidates, and
     /// `now` becomes the agent's last look (it was shown their refs).
     pub(crate) fn resolve_ref(
         &self,
