@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# The one test command: formatting, lints, and the whole test suite.
+# The one test command: formatting, lints, the build without the demo feature, the docs,
+# and the whole test suite.
 # Installs what it needs on a fresh machine (the Debian `adb`, `tesseract-ocr` and
 # `tesseract-ocr-chi-sim` packages; the pinned MCP clients for the interop and
 # conformance runs, once, into .cache/). Usage: scripts/test.sh
@@ -28,6 +29,15 @@ cargo fmt --all -- --check
 echo "== cargo clippy"
 cargo clippy --workspace --all-targets --locked -- -D warnings
 
+# The server without the virtual phone (`--no-default-features`), which no other step builds.
+echo "== cargo check -p mobile-mcp --no-default-features"
+cargo check -p mobile-mcp --no-default-features --locked
+
+# The docs, private items included, with every rustdoc warning an error (broken links,
+# unclosed HTML, bare URLs).
+echo "== cargo doc"
+RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps --document-private-items --locked
+
 echo "== tests"
 if command -v cargo-nextest >/dev/null 2>&1; then
   cargo nextest run --workspace --locked --no-fail-fast
@@ -36,6 +46,7 @@ else
 fi
 # Doc tests (nextest does not run them).
 cargo test --workspace --locked --doc
+
 
 # The test build above made target/debug/mobile-mcp; the runners below use it rather than
 # rebuilding it with another feature set.

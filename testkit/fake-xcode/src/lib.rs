@@ -3,15 +3,22 @@
 //! `xcrun simctl` and `idb` take, and answer in their formats, byte for byte where the
 //! reference has captures (simctl's `"key" : value` JSON with `\/`, listapps' OpenStep
 //! plist, `com.foo: 12345` launch lines, idb's one-line JSON and NDJSON), with their exit
-//! codes and stderr sentences.
+//! codes and stderr sentences. Behaviour is modelled on fb-idb's source and public
+//! captures, cited in `fixtures/SOURCES.md`, per profile (fb-idb 1.1.8 / 1.5.0).
 //!
 //! For: the tests of `mobile-ios` (`crates/ios/tests/simulator/`) and the server's iOS
 //! end-to-end tests, which point `IosConfig` at the two programs (found with
 //! `test_support::cargo_bin("fake-xcode", "fake-xcrun")`) and then read the state file
 //! and the command log to check what the backend did.
 //!
-//! Not for: emulating a simulator's behaviour beyond what those tests need (no
-//! runtimes, no real apps, no rendering: screenshots are generated PNGs), or for use
+//! Screenshots are pictures of the state (`picture`): status bar, home screen icons or
+//! the app's elements, the software keyboard under a focused field, alerts over a dimmed
+//! screen, with real text drawn by `mobile_screenshot::text` so the labels idb lists can
+//! be read off the image. That module is the one product crate it depends on, for text
+//! drawing only.
+//!
+//! Not for: emulating a simulator beyond what those tests need (no runtimes, no real
+//! apps, no UIKit layout: what idb lists is the state's element list), or for use
 //! outside tests.
 //!
 //! ```

@@ -39,7 +39,7 @@ fn valid_package(name: &str) -> bool {
 }
 
 /// Package name and label for the APK bytes (see the module doc).
-pub fn identify(data: &[u8], file_name: Option<&str>) -> (String, String) {
+pub(crate) fn identify(data: &[u8], file_name: Option<&str>) -> (String, String) {
     if let Some(pkg) = attr(data, "package").filter(|p| valid_package(p)) {
         let label = attr(data, "label").unwrap_or_else(|| label_from(&pkg));
         return (pkg, label);

@@ -112,7 +112,7 @@ impl Node {
 }
 
 /// System bar heights in pixels for a density.
-pub fn bars(density: u32) -> (i32, i32) {
+pub(crate) fn bars(density: u32) -> (i32, i32) {
     (dp(24, density), dp(48, density))
 }
 
@@ -121,7 +121,7 @@ fn dp(v: i32, density: u32) -> i32 {
 }
 
 /// Lays out the foreground screen.
-pub fn layout(state: &PhoneState) -> Node {
+pub(crate) fn layout(state: &PhoneState) -> Node {
     let (w, h) = state.oriented_size();
     let (w, h) = (w as i32, h as i32);
     let density = state
@@ -272,7 +272,7 @@ pub fn layout(state: &PhoneState) -> Node {
 }
 
 /// The scrollable list under `(x, y)`, if any: its bounds and how far it can scroll.
-pub fn scroll_target(root: &Node, x: f64, y: f64) -> Option<i32> {
+pub(crate) fn scroll_target(root: &Node, x: f64, y: f64) -> Option<i32> {
     let mut found = None;
     root.walk(&mut |n| {
         if n.scrollable && n.contains(x, y) {
@@ -283,7 +283,7 @@ pub fn scroll_target(root: &Node, x: f64, y: f64) -> Option<i32> {
 }
 
 /// The deepest element node under `(x, y)`.
-pub fn hit_test(root: &Node, x: f64, y: f64) -> Option<&Node> {
+pub(crate) fn hit_test(root: &Node, x: f64, y: f64) -> Option<&Node> {
     let mut found = None;
     root.walk(&mut |n| {
         if n.element.is_some() && n.contains(x, y) {

@@ -6,11 +6,13 @@
 //! (through a server, or by direct TCP) drive it as a phone; and it can put an adb-server front
 //! end ([`AdbFrontEnd`]) in front of itself, so a client of the adb server reaches it with no adb
 //! binary at all. Every command it receives is recorded ([`CommandRecord`]) and checked for shell
-//! injection. It depends on none of the product crates.
+//! injection. Of the product crates it depends on `mobile-screenshot` alone, and only for its
+//! text drawing (`mobile_screenshot::text`): screens are drawn with real text, so what the
+//! element list says can be read off a screenshot.
 //!
 //! What it is not: an emulator. Nothing runs Android code; every program the phone offers
 //! (`pm`, `am`, `input`, `dumpsys`, `uiautomator`, `screencap`, …) is modelled in
-//! [`commands`] on top of [`state::PhoneState`], with output formats matched to real captures in
+//! `commands` on top of [`state::PhoneState`], with output formats matched to real captures in
 //! `fixtures/android/` (see `SOURCES-virtual-device.md` there). Nor is it a general adb server:
 //! the front end serves this one phone. The simulated iPhone lives elsewhere (`testkit/fake-xcode`).
 //!
@@ -52,13 +54,13 @@
 //!   `exec:CMD` (binary-safe), `sync:` (STAT/LSTA, LIST, SEND/DATA/DONE, RECV, QUIT, parsed as a
 //!   byte stream), `framebuffer:` (v1 header + RGBA). Anything else: `CLSE(0, id)` (behind the
 //!   front end: `FAIL closed`, as a real adb server answers).
-//! - **Shell** ([`shell`]): mksh-like splitting; a line with unquoted `;` `&` `&&` `||` `|`
+//! - **Shell** (`shell`): mksh-like splitting; a line with unquoted `;` `&` `&&` `||` `|`
 //!   newline `( )`, a `$( )`/backtick substitution, or a redirection other than `/dev/null` and
 //!   `2>&1` is recorded as an injection and **not run** (adb's own `export ANDROID_LOG_TAGS=…;
 //!   exec logcat …` and `rm … </dev/null` are allowed). `sh -c STRING` is checked recursively.
 //!   Unquoted `*`, `?`, `[…]` expand against the phone's files (literal when nothing matches);
 //!   records keep the words as split, before expansion.
-//! - **Commands** ([`commands`]): `pm` (list packages [-f -3 -s -U FILTER], path, install,
+//! - **Commands** (`commands`): `pm` (list packages [-f -3 -s -U FILTER], path, install,
 //!   uninstall, clear, list features, dump), `cmd package` (the same plus query-activities
 //!   [--brief|--components], resolve-activity [--brief|--components], `install -S N` from stdin),
 //!   `cmd locale|display|window|activity|settings|input`, `am start [-W] -n|-a -d -c`,
@@ -71,13 +73,13 @@
 //!   closing), `pidof`/`pgrep`, `logcat` (-d, -c, -b, -v threadtime/year/brief, -t/-T, follow),
 //!   `ps`, `ls`, `cat`, `rm`, `mkdir`, `touch`, `echo`, `true`, `false`, `id`, `whoami`, `sleep`,
 //!   `date`, `export`, `exec`, `sh -c`, `appops`, `md5sum`/`sha1sum` after `screencap` or the frame timeline. Unknown: `/system/bin/sh: X: inaccessible or not found`.
-//! - **State** ([`state`], [`scenario`] for the packages and screens): packages, activity stack,
+//! - **State** ([`state`], `scenario` for the packages and screens): packages, activity stack,
 //!   per-screen elements and focus, settings (rotation), display, clipboard, main and crash log
-//!   buffers, files, every input event. Screens are laid out ([`layout`]) and drawn ([`render`],
-//!   cached per screen state) from the same tree `uiautomator dump` ([`uixml`]) prints.
+//!   buffers, files, every input event. Screens are laid out (`layout`) and drawn (`render`,
+//!   cached per screen state) from the same tree `uiautomator dump` (`uixml`) prints.
 //! - **Records**: every shell/exec line, sync request, framebuffer and refused open is a
 //!   [`CommandRecord`] (service, command, argv per simple command, injection flag and reasons,
-//!   timestamp), kept in memory (the newest [`records::KEPT`], and the injection records apart,
+//!   timestamp), kept in memory (the newest [`KEPT`], and the injection records apart,
 //!   so a long `--demo` stays bounded) and optionally appended as JSON lines
 //!   (`PhoneConfig::log_path`).
 //!
@@ -86,41 +88,47 @@
 //! - Ways in: `connection` (the adbd transport: CNXN, streams, flow control) over [`protocol`]
 //!   packets; `front_end` (the adb host protocol) over `socket_stream`. Both hand an open stream
 //!   to `services` (one dispatch: `shell:`, `exec:`, `sync:` in `sync`, `framebuffer:`).
-//! - The phone: `phone` ([`VirtualPhone`], [`PhoneHandle`]), [`records`] (the bounded log), [`shell`] (splitting and the
-//!   injection check), [`commands`] (one module per program or family: `settings` for
+//! - The phone: `phone` ([`VirtualPhone`], [`PhoneHandle`]), `records` (the bounded log), `shell` (splitting and the
+//!   injection check), `commands` (one module per program or family: `settings` for
 //!   getprop/settings/content/wm, `packages` for pm/cmd package, `am`, `input`, `dumpsys`,
 //!   `screen` for uiautomator/screencap/screenrecord, `processes`, `logcat`, `files`).
-//! - The model: [`state`] (the data; its `actions` module what happens to it), [`scenario`],
-//!   [`layout`], [`render`], [`uixml`], [`apk`].
+//! - The model: [`state`] (the data; its `actions` module what happens to it), `scenario`,
+//!   `layout`, `render`, `uixml`, `apk`.
 //! - For tests: [`adb_server`] (a private real adb server).
+//!
+//! The public modules are the namespaces tests reach into ([`adb_server`], [`living`],
+//! [`profile`], [`protocol`], [`state`]); the others are private, and the few of their items
+//! other crates use are re-exported here ([`fake_apk`], [`default_state`], [`KEPT`]).
 //!
 //! Threads and `std::net` only, so it runs the same under tokio, in sync tests or in the binary.
 //! Crates used: `image` (PNG), `serde`/`serde_json` (scenarios, records), `clap` (binary flags),
 //! `tempfile` (private adb server HOME).
 
 pub mod adb_server;
-pub mod apk;
-pub mod commands;
+mod apk;
+mod commands;
 mod connection;
 mod front_end;
 mod inbox;
-pub mod layout;
+mod layout;
 pub mod living;
 mod phone;
 pub mod profile;
 pub mod protocol;
-pub mod records;
-pub mod render;
-pub mod scenario;
+mod records;
+mod render;
+mod scenario;
 mod services;
-pub mod shell;
+mod shell;
 mod socket_stream;
 pub mod state;
 mod sync;
-pub mod uixml;
+mod uixml;
 
 pub use apk::fake_apk;
 pub use connection::DeviceStream;
 pub use front_end::AdbFrontEnd;
 pub use phone::{CommandRecord, PhoneConfig, PhoneHandle, VirtualPhone, load_state};
+pub use records::{INJECTIONS_KEPT, KEPT};
+pub use scenario::default_state;
 pub use state::PhoneState;

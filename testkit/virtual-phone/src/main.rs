@@ -16,8 +16,9 @@ use anyhow::{Context, bail};
 use clap::Parser;
 use virtual_phone::living::latency::LatencyProfile;
 use virtual_phone::living::scenario::living_state;
-use virtual_phone::scenario::default_state;
-use virtual_phone::{PhoneConfig, VirtualPhone, adb_server::run_with_timeout, load_state};
+use virtual_phone::{
+    PhoneConfig, VirtualPhone, adb_server::run_with_timeout, default_state, load_state,
+};
 
 /// A virtual Android phone speaking the adbd protocol on 127.0.0.1.
 #[derive(Parser, Debug)]

@@ -120,7 +120,7 @@ fn package(
 }
 
 /// A package installed from an APK: one launcher activity and one screen.
-pub fn installed_package(name: &str, label: &str, uid: u32) -> Package {
+pub(crate) fn installed_package(name: &str, label: &str, uid: u32) -> Package {
     let act = format!("{name}.MainActivity");
     package(
         name,
@@ -431,7 +431,7 @@ fn system_package(name: &str, label: &str, uid: u32) -> Package {
 }
 
 /// Rebuilds the launcher's home screen from the packages with launcher activities.
-pub fn refresh_launcher(state: &mut PhoneState) {
+pub(crate) fn refresh_launcher(state: &mut PhoneState) {
     let icons: Vec<Element> = state
         .packages
         .values()

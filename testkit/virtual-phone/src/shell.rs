@@ -25,7 +25,7 @@ use std::collections::BTreeMap;
 
 /// A redirection attached to a simple command.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Redirect {
+pub(crate) struct Redirect {
     /// The explicit file descriptor (`2` in `2>&1`), if any.
     pub fd: Option<u32>,
     /// The operator: `<`, `>`, `>>`, `>|`, `<>`, `<&`, `>&`, `<<`.
@@ -36,7 +36,7 @@ pub struct Redirect {
 
 /// One simple command: its argv and redirections.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
-pub struct SimpleCommand {
+pub(crate) struct SimpleCommand {
     /// The words after splitting and quote removal (before pathname expansion).
     pub argv: Vec<String>,
     /// The command's redirections, in order.
@@ -48,7 +48,7 @@ pub struct SimpleCommand {
 
 /// A whole command line as the shell split it.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
-pub struct ParsedLine {
+pub(crate) struct ParsedLine {
     /// Simple commands in order.
     pub commands: Vec<SimpleCommand>,
     /// Operators between/after commands, in order (`;`, `&&`, `||`, `|`, `&`, `\n`).
@@ -63,13 +63,13 @@ pub struct ParsedLine {
 
 impl ParsedLine {
     /// The argv of every simple command.
-    pub fn argvs(&self) -> Vec<Vec<String>> {
+    pub(crate) fn argvs(&self) -> Vec<Vec<String>> {
         self.commands.iter().map(|c| c.argv.clone()).collect()
     }
 }
 
 /// Variables the splitter expands for `$NAME` / `${NAME}`.
-pub fn default_env() -> BTreeMap<String, String> {
+pub(crate) fn default_env() -> BTreeMap<String, String> {
     [
         ("HOME", "/"),
         ("PATH", "/product/bin:/apex/com.android.runtime/bin:/apex/com.android.art/bin:/system_ext/bin:/system/bin:/system/xbin:/odm/bin:/vendor/bin:/vendor/xbin"),
@@ -96,12 +96,13 @@ struct Lexer<'a> {
 }
 
 /// Splits `input` the way the device shell would, with the default environment.
-pub fn parse(input: &str) -> ParsedLine {
+#[cfg(test)]
+pub(crate) fn parse(input: &str) -> ParsedLine {
     parse_with_env(input, &default_env())
 }
 
 /// Splits `input`, expanding variables from `env`.
-pub fn parse_with_env(input: &str, env: &BTreeMap<String, String>) -> ParsedLine {
+pub(crate) fn parse_with_env(input: &str, env: &BTreeMap<String, String>) -> ParsedLine {
     let mut lx = Lexer {
         chars: input.chars().collect(),
         pos: 0,
@@ -121,7 +122,7 @@ pub fn parse_with_env(input: &str, env: &BTreeMap<String, String>) -> ParsedLine
 }
 
 /// Whether `argv` is `sh -c STRING` (the string is run by a nested shell).
-pub fn nested_script(argv: &[String]) -> Option<&str> {
+pub(crate) fn nested_script(argv: &[String]) -> Option<&str> {
     let shell = matches!(
         argv.first().map(String::as_str),
         Some("sh" | "/system/bin/sh" | "/bin/sh")
@@ -533,7 +534,7 @@ fn classify(line: &mut ParsedLine) {
 }
 
 /// Whether `name` matches the shell pattern `pat` (`*`, `?`, `[abc]`, `[a-z]`, `[!x]`).
-pub fn glob_match(pat: &str, name: &str) -> bool {
+pub(crate) fn glob_match(pat: &str, name: &str) -> bool {
     fn go(p: &[char], n: &[char]) -> bool {
         match p.first() {
             None => n.is_empty(),
@@ -572,7 +573,8 @@ pub fn glob_match(pat: &str, name: &str) -> bool {
 
 /// Quotes one argument for the device shell the way adb's `escape_arg` does: wrap in single
 /// quotes, and write an embedded `'` as `'\''`.
-pub fn quote(arg: &str) -> String {
+#[cfg(test)]
+pub(crate) fn quote(arg: &str) -> String {
     let mut out = String::with_capacity(arg.len() + 2);
     out.push('\'');
     for c in arg.chars() {

@@ -55,7 +55,7 @@ fn node(out: &mut String, n: &Node, index: usize) {
 
 /// The dump for a laid-out tree at `rotation`: the active window's nodes, which is the
 /// dialog's window while one shows (`DumpCommand` dumps `getRootInActiveWindow()`).
-pub fn dump(root: &Node, rotation: u32) -> String {
+pub(crate) fn dump(root: &Node, rotation: u32) -> String {
     let mut out = String::from("<?xml version='1.0' encoding='UTF-8' standalone='yes' ?>");
     out.push_str(&format!("<hierarchy rotation=\"{rotation}\">"));
     let active = root

@@ -241,7 +241,6 @@ fn rotation_changes_dump_and_screenshot() {
 fn packages_install_and_uninstall() {
     let p = phone();
     p.update_state(|s| {
-        virtual_phone::commands::normalize("/x");
         s.files.insert(
             "/data/local/tmp/x.apk".into(),
             virtual_phone::state::FileEntry {

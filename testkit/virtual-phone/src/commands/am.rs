@@ -86,7 +86,7 @@ fn broadcast(ctx: &mut Ctx, args: &[String]) -> Res {
 }
 
 /// Standard base64 (with or without padding); `None` if malformed.
-pub fn decode_base64(s: &str) -> Option<Vec<u8>> {
+pub(crate) fn decode_base64(s: &str) -> Option<Vec<u8>> {
     let mut out = Vec::with_capacity(s.len() * 3 / 4);
     let mut acc = 0u32;
     let mut bits = 0;

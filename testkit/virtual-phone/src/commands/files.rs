@@ -3,7 +3,7 @@
 use super::*;
 
 /// Canonical path: `/storage/emulated/0` and friends map to `/sdcard`; `.`/`..` resolved.
-pub fn normalize(path: &str) -> String {
+pub(crate) fn normalize(path: &str) -> String {
     let mut p = path.to_string();
     for alias in [
         "/storage/emulated/0",

@@ -85,7 +85,7 @@ const KEYCODES: &[(&str, u32)] = &[
 ];
 
 /// Parses `KEYCODE_HOME`, `HOME` or `3`.
-pub fn parse_keycode(s: &str) -> Option<(u32, String)> {
+pub(crate) fn parse_keycode(s: &str) -> Option<(u32, String)> {
     if let Ok(n) = s.parse::<u32>() {
         let name = KEYCODES
             .iter()
@@ -103,7 +103,7 @@ pub fn parse_keycode(s: &str) -> Option<(u32, String)> {
 
 /// Decodes `input text`'s argument the way Android's input command does: `%s` is a space
 /// (the shell already removed backslashes).
-pub fn decode_input_text(s: &str) -> String {
+pub(crate) fn decode_input_text(s: &str) -> String {
     s.replace("%s", " ")
 }
 

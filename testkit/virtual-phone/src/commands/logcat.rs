@@ -3,7 +3,7 @@
 use super::*;
 
 /// Formats a Unix-ms timestamp as `MM-DD HH:MM:SS.mmm` (or with the year).
-pub fn format_date(ms: u64, year: bool) -> String {
+pub(crate) fn format_date(ms: u64, year: bool) -> String {
     let secs = ms / 1000;
     let days = (secs / 86400) as i64;
     let rem = secs % 86400;
@@ -28,7 +28,7 @@ pub fn format_date(ms: u64, year: bool) -> String {
 }
 
 /// One line in `threadtime` format.
-pub fn format_log_line(l: &LogLine, year: bool) -> String {
+pub(crate) fn format_log_line(l: &LogLine, year: bool) -> String {
     format!(
         "{} {:5} {:5} {} {:<8}: {}\n",
         format_date(l.time_ms, year),

@@ -16,7 +16,7 @@ use crate::state::*;
 use crate::uixml;
 
 mod am;
-pub mod device_state;
+pub(crate) mod device_state;
 mod drag;
 mod dumpsys;
 mod files;
@@ -40,13 +40,11 @@ use processes::*;
 use screen::*;
 use settings::*;
 
-pub use am::decode_base64;
-pub use files::normalize;
+pub(crate) use files::normalize;
 pub(crate) use files::{children, write_file_mode};
 pub(crate) use hash::is_frame_hash;
-pub use input::{decode_input_text, parse_keycode};
-pub use logcat::{format_date, format_log_line};
-pub use processes::app_pid;
+pub(crate) use logcat::format_date;
+pub(crate) use processes::app_pid;
 
 /// Where a command's output goes, and where its input comes from.
 pub(crate) trait Io {

@@ -3,7 +3,7 @@
 use super::*;
 
 /// The pid the phone reports for a running app.
-pub fn app_pid(uid: u32) -> u32 {
+pub(crate) fn app_pid(uid: u32) -> u32 {
     4000 + uid % 10000
 }
 

@@ -24,7 +24,7 @@ mod widgets;
 use canvas::{Canvas, Rgb};
 
 /// A rendered frame.
-pub struct Frame {
+pub(crate) struct Frame {
     /// Width in pixels.
     pub width: u32,
     /// Height in pixels.
@@ -36,7 +36,7 @@ pub struct Frame {
 
 impl Frame {
     /// A copy of the frame with `fills` painted over it (`[l, t, r, b]`, RGB), clipped.
-    pub fn painted(&self, fills: &[([i32; 4], [u8; 3])]) -> Frame {
+    pub(crate) fn painted(&self, fills: &[([i32; 4], [u8; 3])]) -> Frame {
         let mut rgba = self.rgba.clone();
         let (w, h) = (self.width as i32, self.height as i32);
         for ([l, t, r, b], c) in fills {
@@ -57,7 +57,7 @@ impl Frame {
     }
 
     /// PNG encoding of the frame (computed once).
-    pub fn png(&self) -> &[u8] {
+    pub(crate) fn png(&self) -> &[u8] {
         self.png.get_or_init(|| {
             let mut out = Vec::new();
             let enc =
@@ -76,13 +76,13 @@ impl Frame {
 
 /// Per-phone cache of the last frame.
 #[derive(Default)]
-pub struct RenderCache {
+pub(crate) struct RenderCache {
     last: Mutex<Option<(u64, Arc<Frame>)>>,
 }
 
 impl RenderCache {
     /// Renders (or reuses) the frame for `root`.
-    pub fn get(
+    pub(crate) fn get(
         &self,
         root: &Node,
         width: u32,
@@ -138,7 +138,7 @@ fn wallpaper(c: &mut Canvas) {
 }
 
 /// An all-black frame (the screen is off).
-pub fn black(width: u32, height: u32) -> Frame {
+pub(crate) fn black(width: u32, height: u32) -> Frame {
     let mut rgba = vec![0u8; (width * height * 4) as usize];
     for px in rgba.chunks_exact_mut(4) {
         px[3] = 255;
@@ -152,7 +152,7 @@ pub fn black(width: u32, height: u32) -> Frame {
 }
 
 /// Renders a tree into a new frame.
-pub fn render(root: &Node, width: u32, height: u32, status_h: i32, nav_h: i32) -> Frame {
+pub(crate) fn render(root: &Node, width: u32, height: u32, status_h: i32, nav_h: i32) -> Frame {
     let (w, h) = (width as i32, height as i32);
     // The bars are 24 dp high: that gives the density.
     let dp = status_h.max(1) as f32 / 24.0;
