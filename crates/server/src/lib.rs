@@ -27,6 +27,7 @@ mod agent;
 mod boundary;
 mod files;
 mod http;
+mod inflight;
 mod memory;
 mod output;
 mod params;

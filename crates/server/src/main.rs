@@ -173,6 +173,7 @@ fn options(cli: &Cli) -> anyhow::Result<ServerOptions> {
             allow: cli.allow_tools.clone(),
             deny: cli.deny_tools.clone(),
         },
+        ..ServerOptions::default()
     })
 }
 

@@ -102,9 +102,28 @@ pub(crate) struct Shared {
     serial: String,
     stopping: AtomicBool,
     connections: Mutex<Vec<(u64, TcpStream)>>,
+    /// Services running now, and the most that ran at once since the last reset.
+    busy: Mutex<(usize, usize)>,
+}
+
+/// A service counted as running until dropped ([`Shared::busy`]).
+pub(crate) struct Busy<'a>(&'a Shared);
+
+impl Drop for Busy<'_> {
+    fn drop(&mut self) {
+        self.0.busy.lock().unwrap_or_else(|e| e.into_inner()).0 -= 1;
+    }
 }
 
 impl Shared {
+    /// Counts a service as running until the guard drops.
+    pub(crate) fn busy(&self) -> Busy<'_> {
+        let mut b = self.busy.lock().unwrap_or_else(|e| e.into_inner());
+        b.0 += 1;
+        b.1 = b.1.max(b.0);
+        Busy(self)
+    }
+
     pub(crate) fn with_state<R>(&self, f: impl FnOnce(&mut PhoneState) -> R) -> R {
         let mut s = self.state.lock().unwrap_or_else(|e| e.into_inner());
         f(&mut s)
@@ -295,6 +314,7 @@ impl VirtualPhone {
             serial: serial.clone(),
             stopping: AtomicBool::new(false),
             connections: Mutex::new(Vec::new()),
+            busy: Mutex::new((0, 0)),
         });
         let accept_shared = shared.clone();
         let accept = std::thread::Builder::new()
@@ -372,7 +392,7 @@ impl PhoneHandle {
         self.shared.log.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    /// What was received, oldest first: the newest [`KEPT`](crate::records::KEPT) records
+    /// What was received, oldest first: the newest [`KEPT`](crate::KEPT) records
     /// (the `--log` file has them all).
     pub fn commands(&self) -> Vec<CommandRecord> {
         self.log().recent()
@@ -387,7 +407,7 @@ impl PhoneHandle {
     }
 
     /// Records flagged as injection attempts, oldest first: every one received (up to
-    /// [`INJECTIONS_KEPT`](crate::records::INJECTIONS_KEPT)), also those
+    /// [`INJECTIONS_KEPT`](crate::INJECTIONS_KEPT)), also those
     /// [`commands`](Self::commands) no longer holds.
     pub fn injections(&self) -> Vec<CommandRecord> {
         self.log().injections()
@@ -406,6 +426,20 @@ impl PhoneHandle {
             .lock()
             .unwrap_or_else(|e| e.into_inner())
             .len()
+    }
+
+    /// The most services (shell, exec, sync, framebuffer) that ran at once since the
+    /// phone started or [`reset_peak_services`](Self::reset_peak_services): how much
+    /// work a client had in flight on this phone.
+    pub fn peak_services(&self) -> usize {
+        self.shared.busy.lock().unwrap_or_else(|e| e.into_inner()).1
+    }
+
+    /// Starts counting [`peak_services`](Self::peak_services) again from the services
+    /// running now.
+    pub fn reset_peak_services(&self) {
+        let mut b = self.shared.busy.lock().unwrap_or_else(|e| e.into_inner());
+        b.1 = b.0;
     }
 
     /// Forgets the in-process log (the `--log` file is kept).

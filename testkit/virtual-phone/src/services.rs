@@ -47,6 +47,7 @@ pub(crate) fn refused(phone: &Shared, service: &str) {
 
 /// Runs an accepted service to completion on the calling thread.
 pub(crate) fn run(phone: &Arc<Shared>, service: &str, stream: &mut dyn ServiceStream) {
+    let _busy = phone.busy();
     if let Some(cmd) = shell_command_of(service) {
         if cmd.is_empty() {
             interactive(phone, service, stream);

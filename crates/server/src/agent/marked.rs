@@ -79,10 +79,11 @@ impl MobileServer {
             None => None,
         };
         let need_elements = annotate || named.is_some();
+        let _admitted = self.admit(ctx, d).await?;
         let (shot, elements) = if need_elements {
             let (shot, elements) = tokio::join!(
                 self.run(ctx, "taking a screenshot", d.screenshot(&full)),
-                self.elements(ctx, d),
+                self.read_elements(ctx, d),
             );
             (shot?, Some(elements?))
         } else {

@@ -91,8 +91,10 @@ fn reply_response(request_headers: &HeaderMap, reply: &Value) -> Response {
     }
 }
 
-/// Encodes a response body from rmcp: JSON whole, SSE event by event, anything else
-/// (rmcp's plain-text errors) as it is.
+/// Encodes a response body from rmcp: JSON whole, SSE event by event, and any other
+/// body (rmcp's plain-text errors, which may repeat what the client sent, such as an
+/// `MCP-Protocol-Version` header) as text. A body that is not UTF-8 text is replaced by
+/// an empty one: nothing leaves unfiltered.
 async fn encode_response(boundary: Boundary, response: Response) -> Response {
     let content_type = response
         .headers()
@@ -131,8 +133,33 @@ async fn encode_response(boundary: Boundary, response: Response) -> Response {
             parts.headers.remove(header::CONTENT_LENGTH);
             Response::from_parts(parts, encode_sse_body(boundary, body))
         }
-        _ => response,
+        _ => encode_text_response(boundary, response).await,
     }
+}
+
+/// Encodes a body that is neither JSON nor SSE as text (read whole: rmcp's other bodies
+/// are one-line errors).
+async fn encode_text_response(boundary: Boundary, response: Response) -> Response {
+    let (mut parts, body) = response.into_parts();
+    let bytes = match body.collect().await {
+        Ok(c) => c.to_bytes(),
+        Err(e) => {
+            tracing::warn!(error = %e, "could not read a response body");
+            return StatusCode::INTERNAL_SERVER_ERROR.into_response();
+        }
+    };
+    let bytes = match std::str::from_utf8(&bytes) {
+        Ok(text) => match boundary.filter.encode_str(text) {
+            std::borrow::Cow::Borrowed(_) => bytes,
+            std::borrow::Cow::Owned(encoded) => Bytes::from(encoded),
+        },
+        Err(_) => {
+            tracing::warn!("a response body that is not text was dropped by the filter");
+            Bytes::new()
+        }
+    };
+    parts.headers.remove(header::CONTENT_LENGTH);
+    Response::from_parts(parts, Body::from(bytes))
 }
 
 /// Wraps an SSE body so that every event's `data` is encoded as it streams by.

@@ -10,23 +10,73 @@
 //! shows one, so a client that never sends a newline cannot grow the server's memory.
 //!
 //! All output goes through one writer task, so replies written here and messages the
-//! service sends never interleave within a line.
+//! service sends never interleave within a line. What waits for that writer is bounded
+//! ([`QUEUE_BYTES`]): when the client stops reading stdout, sending waits, and so does
+//! reading stdin once a reply of the transport's own is owed, so a client that writes
+//! without reading is slowed down instead of growing the server's memory.
 
 use std::future::Future;
+use std::sync::Arc;
 
 use rmcp::RoleServer;
 use rmcp::service::{RxJsonRpcMessage, TxJsonRpcMessage};
 use rmcp::transport::Transport;
 use serde_json::Value;
 use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
-use tokio::sync::{mpsc, oneshot};
+use tokio::sync::{OwnedSemaphorePermit, Semaphore, mpsc, oneshot};
 
 use super::framing::{self, Framed, INVALID_REQUEST, PARSE_ERROR};
 
 /// The longest line read (16 MiB, four times the HTTP body limit's default).
 pub(crate) const MAX_LINE: usize = 16 << 20;
 
+/// How many bytes of output may wait for the writer (1 MiB). A longer message waits
+/// until nothing else does and then goes alone.
+pub(crate) const QUEUE_BYTES: usize = 1 << 20;
+
 type Ack = oneshot::Sender<std::io::Result<()>>;
+
+/// A message for the writer, holding its share of [`QUEUE_BYTES`] until written.
+struct Queued {
+    bytes: Vec<u8>,
+    ack: Option<Ack>,
+    _room: OwnedSemaphorePermit,
+}
+
+/// The writer task's queue, bounded by bytes.
+#[derive(Clone)]
+struct Outbox {
+    tx: mpsc::UnboundedSender<Queued>,
+    room: Arc<Semaphore>,
+}
+
+impl Outbox {
+    /// Waits for room for `len` bytes (cancel-safe: nothing is lost if dropped).
+    async fn room(&self, len: usize) -> std::io::Result<OwnedSemaphorePermit> {
+        let want = u32::try_from(len.clamp(1, QUEUE_BYTES)).unwrap_or(u32::MAX);
+        self.room
+            .clone()
+            .acquire_many_owned(want)
+            .await
+            .map_err(|_| std::io::ErrorKind::BrokenPipe.into())
+    }
+
+    /// Queues `bytes` in the room taken for them.
+    fn put(
+        &self,
+        bytes: Vec<u8>,
+        ack: Option<Ack>,
+        room: OwnedSemaphorePermit,
+    ) -> std::io::Result<()> {
+        self.tx
+            .send(Queued {
+                bytes,
+                ack,
+                _room: room,
+            })
+            .map_err(|_| std::io::ErrorKind::BrokenPipe.into())
+    }
+}
 
 /// Newline-delimited JSON-RPC over a reader and a writer (stdin and stdout).
 pub struct LineTransport<R> {
@@ -35,15 +85,18 @@ pub struct LineTransport<R> {
     line: Vec<u8>,
     /// The line being read is longer than [`MAX_LINE`]: its rest is skipped.
     too_long: bool,
-    out: mpsc::UnboundedSender<(Vec<u8>, Option<Ack>)>,
+    /// A reply of the transport's own waiting for room in the queue; kept here so a
+    /// `receive` dropped while it waits loses nothing.
+    owed: Option<Vec<u8>>,
+    out: Outbox,
 }
 
 impl<R: AsyncRead + Unpin + Send> LineTransport<R> {
     /// Reads messages from `reader` and writes to `writer` (from a task it spawns).
     pub fn new<W: AsyncWrite + Unpin + Send + 'static>(reader: R, mut writer: W) -> Self {
-        let (out, mut rx) = mpsc::unbounded_channel::<(Vec<u8>, Option<Ack>)>();
+        let (tx, mut rx) = mpsc::unbounded_channel::<Queued>();
         tokio::spawn(async move {
-            while let Some((bytes, ack)) = rx.recv().await {
+            while let Some(Queued { bytes, ack, _room }) = rx.recv().await {
                 let r = async {
                     writer.write_all(&bytes).await?;
                     writer.flush().await
@@ -62,15 +115,19 @@ impl<R: AsyncRead + Unpin + Send> LineTransport<R> {
             reader: BufReader::new(reader),
             line: Vec::new(),
             too_long: false,
-            out,
+            owed: None,
+            out: Outbox {
+                tx,
+                room: Arc::new(Semaphore::new(QUEUE_BYTES)),
+            },
         }
     }
 
-    /// Queues an error reply of the transport's own.
-    fn answer(&self, reply: &Value) {
+    /// Owes an error reply of the transport's own; `receive` queues it before it reads on.
+    fn answer(&mut self, reply: &Value) {
         let mut bytes = serde_json::to_vec(reply).unwrap_or_default();
         bytes.push(b'\n');
-        let _ = self.out.send((bytes, None));
+        self.owed = Some(bytes);
     }
 }
 
@@ -81,25 +138,28 @@ impl<R: AsyncRead + Unpin + Send> Transport<RoleServer> for LineTransport<R> {
         &mut self,
         item: TxJsonRpcMessage<RoleServer>,
     ) -> impl Future<Output = Result<(), Self::Error>> + Send + 'static {
-        let queued = serde_json::to_vec(&item)
-            .map_err(std::io::Error::other)
-            .and_then(|mut bytes| {
-                bytes.push(b'\n');
-                let (ack, done) = oneshot::channel();
-                self.out
-                    .send((bytes, Some(ack)))
-                    .map_err(|_| std::io::Error::from(std::io::ErrorKind::BrokenPipe))?;
-                Ok(done)
-            });
+        let bytes = serde_json::to_vec(&item).map_err(std::io::Error::other);
+        let out = self.out.clone();
         async move {
-            queued?
-                .await
+            let mut bytes = bytes?;
+            bytes.push(b'\n');
+            let room = out.room(bytes.len()).await?;
+            let (ack, done) = oneshot::channel();
+            out.put(bytes, Some(ack), room)?;
+            done.await
                 .unwrap_or_else(|_| Err(std::io::ErrorKind::BrokenPipe.into()))
         }
     }
 
     async fn receive(&mut self) -> Option<RxJsonRpcMessage<RoleServer>> {
         loop {
+            // Backpressure: an owed reply is queued before anything more is read.
+            // Cancel-safe: the reply stays in `self.owed` until there is room for it.
+            if let Some(len) = self.owed.as_ref().map(Vec::len) {
+                let room = self.out.room(len).await.ok()?;
+                let bytes = self.owed.take()?;
+                self.out.put(bytes, None, room).ok()?;
+            }
             // Cancel-safe: what was read stays in `self.line` for the next call.
             let (taken, ended) = {
                 let buf = self.reader.fill_buf().await.ok()?;

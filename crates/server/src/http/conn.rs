@@ -5,8 +5,9 @@
 //!   it is closed (hyper's HTTP/1 `header_read_timeout`).
 //! - **Idle timeout** (`--idle-timeout`): a connection with no bytes in either direction
 //!   for this long is closed gracefully: at once when no request is in flight, otherwise
-//!   once its response ends. (An open SSE stream is not idle: rmcp sends keep-alive
-//!   comments on it.)
+//!   once its response ends. Each connection's clock starts when it is accepted, so a
+//!   server that has been up for longer than the timeout still serves new connections.
+//!   (An open SSE stream is not idle: rmcp sends keep-alive comments on it.)
 //! - **Connection cap** (`--max-connections`): past it, a new connection displaces the
 //!   oldest connection that has not yet made an authorized request (one that sent nothing,
 //!   or only requests refused for the token); when every open connection has been
@@ -90,7 +91,6 @@ pub(super) async fn serve(
     token: Arc<BearerToken>,
 ) {
     let table = Arc::new(Table::default());
-    let epoch = Instant::now();
     loop {
         let stream = match listener.accept().await {
             Ok((stream, _)) => stream,
@@ -115,7 +115,7 @@ pub(super) async fn serve(
         let token = token.clone();
         let table = table.clone();
         tokio::spawn(async move {
-            serve_one(stream, app, limits, token, &slot, epoch).await;
+            serve_one(stream, app, limits, token, &slot).await;
             table.remove(&slot);
         });
     }
@@ -127,8 +127,9 @@ async fn serve_one(
     limits: Limits,
     token: Arc<BearerToken>,
     slot: &Arc<Slot>,
-    epoch: Instant,
 ) {
+    // The connection's own clock: accepting it is its first activity.
+    let epoch = Instant::now();
     let activity = Arc::new(AtomicU64::new(0));
     let io = Tracked {
         inner: TokioIo::new(stream),

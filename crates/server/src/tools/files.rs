@@ -74,6 +74,7 @@ impl MobileServer {
         // The device writes an open temporary file in the checked folder; the old file
         // stays until it is complete.
         let staged = target.stage()?;
+        let _admitted = self.admit(&ctx, &d).await?;
         let n = self
             .bounded(
                 &ctx,

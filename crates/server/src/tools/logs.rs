@@ -49,6 +49,7 @@ impl MobileServer {
             limit: limit as usize,
             filters,
         };
+        let _admitted = self.admit(&ctx, &d).await?;
         let lines = self
             .run(&ctx, "reading device logs", d.logs(&query))
             .await?;

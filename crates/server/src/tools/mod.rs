@@ -28,6 +28,7 @@ use serde::Serialize;
 use serde_json::Value;
 
 use crate::files::{FileRoots, Staged};
+use crate::inflight::{Admission, InFlight};
 use crate::policy::ToolPolicy;
 use crate::schema;
 
@@ -54,6 +55,11 @@ pub struct ServerOptions {
     pub install_timeout: Duration,
     /// Which tools are listed and callable.
     pub tools: ToolPolicy,
+    /// How many heavy calls (screenshots, element lists, UI dumps, logs, pulls) may run
+    /// at once on one device; more wait their turn.
+    pub heavy_per_device: usize,
+    /// How many heavy calls may run at once across all devices.
+    pub heavy_total: usize,
 }
 
 impl Default for ServerOptions {
@@ -64,6 +70,8 @@ impl Default for ServerOptions {
             timeout: Duration::from_secs(30),
             install_timeout: Duration::from_secs(300),
             tools: ToolPolicy::default(),
+            heavy_per_device: crate::inflight::PER_DEVICE,
+            heavy_total: crate::inflight::TOTAL,
         }
     }
 }
@@ -85,6 +93,8 @@ pub struct MobileServer {
     /// One turn per device for a look-up and the action on what it found, shared by
     /// every session (`crate::agent::Turns`).
     pub(crate) turns: Arc<crate::agent::Turns>,
+    /// The bounds on heavy calls in flight, shared by every session.
+    inflight: Arc<InFlight>,
 }
 
 /// The tools that read the device but can also write a local file through one
@@ -192,8 +202,10 @@ impl MobileServer {
                 read_only_view(attr, arg);
             }
         }
+        let inflight = Arc::new(InFlight::new(options.heavy_per_device, options.heavy_total));
         MobileServer {
             registry,
+            inflight,
             options: Arc::new(options),
             router: Arc::new(router),
             recordings: Arc::default(),
@@ -324,8 +336,38 @@ impl MobileServer {
         ctx: &RequestContext<RoleServer>,
         d: &Arc<dyn Device>,
     ) -> Result<Vec<mobile_device::Element>, Failure> {
+        let _admitted = self.admit(ctx, d).await?;
+        self.read_elements(ctx, d).await
+    }
+
+    /// [`elements`](Self::elements) for a caller that holds the admission already.
+    pub(crate) async fn read_elements(
+        &self,
+        ctx: &RequestContext<RoleServer>,
+        d: &Arc<dyn Device>,
+    ) -> Result<Vec<mobile_device::Element>, Failure> {
         let list = self.run(ctx, "listing elements", d.list_elements()).await?;
         Ok(self.observed.number(d.id(), list))
+    }
+
+    /// Waits for room for one heavy call on `d` ([`crate::inflight`]), at most the long
+    /// deadline (`--install-timeout`: a burst of calls queues longer than one call takes)
+    /// and until the client cancels; hold the admission for the call's whole course, and
+    /// ask for no other while holding it.
+    pub(crate) async fn admit(
+        &self,
+        ctx: &RequestContext<RoleServer>,
+        d: &Arc<dyn Device>,
+    ) -> Result<Admission, Failure> {
+        let what = format!(
+            "waiting for the device's other screenshots, element lists and dumps (at most {} at once per device, {} in all)",
+            self.inflight.per_device(),
+            self.inflight.total()
+        );
+        self.bounded(ctx, &what, self.options.install_timeout, async {
+            Ok(self.inflight.admit(d.id()).await)
+        })
+        .await
     }
 
     /// Runs device work under `limit` and the client's cancellation: the one deadline

@@ -171,6 +171,7 @@ impl MobileServer {
             None => None,
         };
         let d = self.device(&ctx, &p.device).await?;
+        let _admitted = self.admit(&ctx, &d).await?;
         let dump = self.run(&ctx, "dumping the UI", d.ui_dump()).await?;
         match save {
             Some(target) => {

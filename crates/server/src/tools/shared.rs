@@ -27,6 +27,7 @@ impl MobileServer {
         device: &Arc<dyn Device>,
         opts: ScreenshotOptions,
     ) -> Result<(ProcessedScreenshot, (u32, u32)), Failure> {
+        let _admitted = self.admit(ctx, device).await?;
         let started = std::time::Instant::now();
         let shot = self
             .run(ctx, "taking a screenshot", device.screenshot(&opts))

@@ -320,3 +320,33 @@ async fn filter_off_is_byte_identical_unset_or_zero() {
     })
     .await;
 }
+
+#[tokio::test]
+async fn filter_covers_plain_text_errors() {
+    bounded(async {
+        let server = Server::start(&[], &[(FILTER_VAR, "1")]);
+        let (session, _) = Session::open(&server.mcp(), None).await;
+        // rmcp refuses an unknown protocol version with a plain-text body that repeats
+        // the header's value.
+        let r = send(
+            post(
+                &server.mcp(),
+                &json!({"jsonrpc":"2.0","id":2,"method":"tools/list"}),
+            )
+            .header("mcp-session-id", &session.id)
+            .header("mcp-protocol-version", "qwen-alibaba-1"),
+        )
+        .await;
+        assert_eq!(r.status, 400, "{r:?}");
+        assert!(r.messages.is_empty(), "a plain-text body: {r:?}");
+        let lower = r.body.to_lowercase();
+        assert!(
+            !lower.contains("qwen") && !lower.contains("alibaba"),
+            "a term passed the filter: {}",
+            r.body
+        );
+        assert!(r.body.contains(QWEN_TOKEN), "{}", r.body);
+        assert!(r.body.contains("MCP-Protocol-Version"), "{}", r.body);
+    })
+    .await;
+}

@@ -24,6 +24,7 @@ use serde_json::{Value, json};
 
 mod edges;
 mod filter;
+mod idle;
 mod layers;
 mod observations;
 mod starvation;
