@@ -47,6 +47,16 @@ fi
 # Doc tests (nextest does not run them).
 cargo test --workspace --locked --doc
 
+# The soak (ignored in the run above): the HTTP server past its idle timeout while
+# clients keep arriving, sessions on two phones, kept refs, memory; SOAK_SECS (default 60).
+echo "== soak"
+if command -v cargo-nextest >/dev/null 2>&1; then
+  cargo nextest run -p mobile-mcp --test integration --locked --run-ignored only \
+    --no-capture -E 'test(=http::soak::soak)'
+else
+  cargo test -p mobile-mcp --test integration --locked -- --ignored --exact http::soak::soak \
+    --nocapture
+fi
 
 # The test build above made target/debug/mobile-mcp; the runners below use it rather than
 # rebuilding it with another feature set.

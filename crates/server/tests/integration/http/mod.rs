@@ -27,6 +27,7 @@ mod filter;
 mod idle;
 mod layers;
 mod observations;
+mod soak;
 mod starvation;
 
 const FILTER_VAR: &str = "MCP_MODEL_PAYLOAD_FILTER";
