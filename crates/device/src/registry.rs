@@ -3,11 +3,14 @@
 //!
 //! Backends register a [`DeviceBackend`]. Listing asks every backend; resolving an id
 //! uses a cache first, so a tool call on a known device costs no discovery round trip.
-//! Listing refreshes the cache and drops devices that went away. There is no "forget"
-//! on a failed call: a backend's device re-establishes its own transport on the next call
-//! (an adb serial through the server, a direct link that drops a failed connection, a
+//! Listing refreshes the cache and drops devices that went away. An id is one device of
+//! one backend: an id two backends both report is listed with a note and refused, never
+//! opened by the other backend. There is no "forget" on a failed call: a backend's device
+//! re-establishes its own transport on the next call (an adb serial through its server, a
 //! simulator's UDID), and a call on a device that is gone fails with the next step of
 //! listing the devices, which drops it from the cache.
+//!
+//! Not for: talking to devices (the backends do) or wording errors for a tool (the server).
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -79,8 +82,15 @@ impl DeviceRegistry {
         self.backends.iter().map(|b| b.name()).collect()
     }
 
-    /// Asks every backend, in parallel, and refreshes the cache.
+    /// Asks every backend, in parallel, and refreshes the cache. An id that two backends
+    /// both report is listed as each reported it, with a note, and cannot be resolved
+    /// (it would be one backend's entry opened by the other).
     pub async fn list(&self) -> Listing {
+        self.list_owned().await.0
+    }
+
+    /// The listing, and for each id the backends (by index) that reported it.
+    async fn list_owned(&self) -> (Listing, HashMap<String, Vec<usize>>) {
         let found = join_all(self.backends.iter().map(|b| b.discover())).await;
         let mut listing = Listing::default();
         if self.backends.is_empty() {
@@ -88,23 +98,49 @@ impl DeviceRegistry {
                 .notes
                 .push("no device backend is enabled in this server".to_string());
         }
-        let mut cache = self.cache.lock().unwrap_or_else(|p| p.into_inner());
-        let mut seen = HashMap::new();
+        let mut owners: HashMap<String, Vec<usize>> = HashMap::new();
+        let mut usable = HashMap::new();
         for (i, d) in found.into_iter().enumerate() {
             for info in &d.devices {
-                seen.insert(info.id.clone(), (i, info.state.is_usable()));
+                let by = owners.entry(info.id.clone()).or_default();
+                if !by.contains(&i) {
+                    by.push(i);
+                }
+                usable.insert(info.id.clone(), info.state.is_usable());
             }
             listing.devices.extend(d.devices);
             listing.notes.extend(d.notes);
         }
-        cache.retain(|id, e| matches!(seen.get(id), Some((b, true)) if *b == e.backend));
-        for (id, (backend, _)) in seen {
-            cache.entry(id).or_insert(Entry {
-                backend,
-                device: None,
-            });
+        let mut shared: Vec<(&String, &Vec<usize>)> =
+            owners.iter().filter(|(_, by)| by.len() > 1).collect();
+        shared.sort();
+        for (id, by) in shared {
+            listing.notes.push(format!(
+                "device id {} is reported by several backends ({}), so it cannot be used until only one reports it",
+                crate::input::excerpt(id),
+                self.names_of(by)
+            ));
         }
-        listing
+        let mut cache = self.cache.lock().unwrap_or_else(|p| p.into_inner());
+        cache.retain(|id, e| {
+            owners.get(id).map(Vec::as_slice) == Some(&[e.backend][..])
+                && usable.get(id) == Some(&true)
+        });
+        for (id, by) in &owners {
+            if let [backend] = by[..] {
+                cache.entry(id.clone()).or_insert(Entry {
+                    backend,
+                    device: None,
+                });
+            }
+        }
+        drop(cache);
+        (listing, owners)
+    }
+
+    fn names_of(&self, backends: &[usize]) -> String {
+        let names: Vec<&str> = backends.iter().map(|&b| self.backends[b].name()).collect();
+        names.join(", ")
     }
 
     /// Resolves a tool's `device` argument.
@@ -112,7 +148,7 @@ impl DeviceRegistry {
         if let Some(d) = self.cached(id) {
             return Ok(d);
         }
-        let listing = self.list().await;
+        let (listing, owners) = self.list_owned().await;
         let Some(info) = listing.devices.iter().find(|d| d.id == id) else {
             let known: Vec<&str> = listing.devices.iter().map(|d| d.id.as_str()).collect();
             let hint = if known.is_empty() {
@@ -126,6 +162,27 @@ impl DeviceRegistry {
                 next: Some(NextStep::ListDevices),
             });
         };
+        let backend = match owners.get(id).map(Vec::as_slice) {
+            Some(&[backend]) => backend,
+            Some(by) if by.len() > 1 => {
+                return Err(DeviceError::backend_with_hint(
+                    format!(
+                        "Device {} is reported by several backends ({})",
+                        crate::input::excerpt(id),
+                        self.names_of(by)
+                    ),
+                    "The id does not say which device is meant; disconnect or shut down one of them, or turn one backend off",
+                ));
+            }
+            by => {
+                return Err(DeviceError::backend(format!(
+                    "Device {} disappeared while it was being opened{}; try again",
+                    crate::input::excerpt(id),
+                    by.map(|b| format!(" ({})", self.names_of(b)))
+                        .unwrap_or_default()
+                )));
+            }
+        };
         if !info.state.is_usable() {
             return Err(DeviceError::Backend {
                 message: format!("Device {} is {}", crate::input::excerpt(id), info.state),
@@ -133,15 +190,6 @@ impl DeviceRegistry {
                 next: None,
             });
         }
-        let backend = {
-            let cache = self.cache.lock().unwrap_or_else(|p| p.into_inner());
-            cache.get(id).map(|e| e.backend)
-        };
-        let Some(backend) = backend else {
-            return Err(DeviceError::backend(format!(
-                "Device \"{id}\" disappeared while it was being opened; try again"
-            )));
-        };
         let device = self.backends[backend].open(info).await?;
         let mut cache = self.cache.lock().unwrap_or_else(|p| p.into_inner());
         cache.insert(
@@ -244,6 +292,83 @@ mod tests {
         let l = r.list().await;
         assert_eq!(l.devices.len(), 2);
         assert_eq!(l.notes, vec!["looked at 127.0.0.1:5037".to_string()]);
+    }
+
+    /// A backend with a name, whose `open` records the entries it was given.
+    struct Named {
+        name: &'static str,
+        ids: Vec<&'static str>,
+        opened: Mutex<Vec<String>>,
+    }
+    #[async_trait]
+    impl DeviceBackend for Named {
+        fn name(&self) -> &str {
+            self.name
+        }
+        async fn discover(&self) -> Discovery {
+            Discovery {
+                devices: self
+                    .ids
+                    .iter()
+                    .map(|id| DeviceInfo {
+                        id: id.to_string(),
+                        name: format!("{id} of {}", self.name),
+                        platform: Platform::Android,
+                        kind: DeviceKind::Emulator,
+                        version: None,
+                        state: DeviceState::Online,
+                        model: None,
+                        hint: None,
+                    })
+                    .collect(),
+                notes: vec![],
+            }
+        }
+        async fn open(&self, info: &DeviceInfo) -> Result<Arc<dyn Device>> {
+            self.opened.lock().unwrap().push(info.name.clone());
+            Ok(Arc::new(Phone(info.id.clone())))
+        }
+    }
+
+    #[tokio::test]
+    async fn an_id_two_backends_report_is_refused_not_crossed() {
+        let named = |name, ids| {
+            Arc::new(Named {
+                name,
+                ids,
+                opened: Mutex::new(vec![]),
+            })
+        };
+        let android = named("android", vec!["same", "phone"]);
+        let ios = named("ios-simulator", vec!["same", "sim"]);
+        let mut r = DeviceRegistry::new();
+        r.register(android.clone());
+        r.register(ios.clone());
+        let l = r.list().await;
+        assert_eq!(l.devices.len(), 4, "both entries are listed as reported");
+        assert!(
+            l.notes
+                .iter()
+                .any(|n| n.contains("\"same\"") && n.contains("(android, ios-simulator)")),
+            "{:?}",
+            l.notes
+        );
+        let e = r
+            .resolve("same")
+            .await
+            .err()
+            .expect("a shared id is refused");
+        let e = e.to_string();
+        assert!(
+            e.contains("Device \"same\" is reported by several backends (android, ios-simulator)"),
+            "{e}"
+        );
+        assert!(android.opened.lock().unwrap().is_empty());
+        assert!(ios.opened.lock().unwrap().is_empty());
+        assert_eq!(r.resolve("phone").await.unwrap().id(), "phone");
+        assert_eq!(r.resolve("sim").await.unwrap().id(), "sim");
+        assert_eq!(*android.opened.lock().unwrap(), vec!["phone of android"]);
+        assert_eq!(*ios.opened.lock().unwrap(), vec!["sim of ios-simulator"]);
     }
 
     #[tokio::test]
