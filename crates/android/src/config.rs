@@ -1,4 +1,7 @@
-//! Where the adb servers are, where the `adb` binary is, and how long calls may take.
+//! Where the adb servers are and where the `adb` binary is.
+//!
+//! Not for: deadlines (the server bounds every device call; the backend stops when the
+//! call is dropped).
 
 use std::ffi::OsString;
 use std::net::{Ipv4Addr, SocketAddrV4, ToSocketAddrs};
@@ -69,7 +72,10 @@ impl AndroidConfig {
 }
 
 /// The server address adb itself would use given these two variables.
-pub fn server_from_env(socket: Option<&str>, port: Option<&str>) -> Result<SocketAddrV4, String> {
+pub(crate) fn server_from_env(
+    socket: Option<&str>,
+    port: Option<&str>,
+) -> Result<SocketAddrV4, String> {
     if let Some(s) = socket.filter(|s| !s.trim().is_empty()) {
         let rest = s.trim().strip_prefix("tcp:").ok_or_else(|| {
             format!("ADB_SERVER_SOCKET={s} is not supported: only tcp:HOST:PORT is")

@@ -1,18 +1,48 @@
-//! The one shell quoter. Everything this crate sends to a device's `sh` is built here,
-//! as argv arrays joined by [`quote`], so no value from an agent can become shell syntax.
+//! The one shell quoter. Everything this crate sends to a device's `sh` is a
+//! [`ShellLine`], and only this module can build one: from an argv ([`command`]) or from a
+//! pipeline of argvs ([`pipeline`]), so no value from an agent can become shell syntax.
 //!
 //! Invariant: every argument becomes exactly one literal word for a POSIX shell. A
 //! word made only of `[A-Za-z0-9_@%+=:,./-]` is left bare (it cannot contain syntax);
 //! anything else is wrapped in single quotes, with each `'` written as `'\''`. NUL
-//! cannot travel through a shell command line, so [`command`] refuses it.
+//! cannot travel through a shell command line, so both constructors refuse it.
 //!
-//! A command line is always one simple command: this crate never chains commands with
-//! `;` or `&&` (see `device::AndroidDevice::sh_seq`), so an unquoted operator on a
-//! device is always a bug or an attack.
+//! The only operator a line can hold is the `|` a [`pipeline`] puts between its stages
+//! (the settle fingerprint hashes a command's output on the phone); commands are never
+//! chained with `;` or `&&` (several commands are several shell sessions), so any other
+//! unquoted operator on a device is a bug or an attack.
+//!
+//! Not for: arguments of `adb_client` calls that are not shell text (file paths of a
+//! push or pull travel in the sync protocol, not through `sh`).
 
 use std::borrow::Cow;
+use std::fmt;
 
 use mobile_device::{DeviceError, Result};
+
+/// One line for a device's `sh`: a simple command of quoted words, or a pipeline of such
+/// commands. Built only by [`command`] and [`pipeline`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct ShellLine(String);
+
+impl ShellLine {
+    /// The line as the device's shell receives it.
+    pub(crate) fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl fmt::Display for ShellLine {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl PartialEq<&str> for ShellLine {
+    fn eq(&self, other: &&str) -> bool {
+        self.0 == *other
+    }
+}
 
 fn is_safe(c: char) -> bool {
     c.is_ascii_alphanumeric()
@@ -20,7 +50,7 @@ fn is_safe(c: char) -> bool {
 }
 
 /// Quotes one argument for the device shell.
-pub fn quote(arg: &str) -> Cow<'_, str> {
+pub(crate) fn quote(arg: &str) -> Cow<'_, str> {
     if !arg.is_empty() && arg.chars().all(is_safe) {
         return Cow::Borrowed(arg);
     }
@@ -37,9 +67,8 @@ pub fn quote(arg: &str) -> Cow<'_, str> {
     Cow::Owned(out)
 }
 
-/// Joins an argv into one shell command line.
-pub fn command<S: AsRef<str>>(argv: &[S]) -> Result<String> {
-    let mut out = String::new();
+/// Appends an argv, each word quoted, to `out`.
+fn push_argv<S: AsRef<str>>(out: &mut String, argv: &[S]) -> Result<()> {
     for (i, a) in argv.iter().enumerate() {
         let a = a.as_ref();
         if a.contains('\0') {
@@ -52,7 +81,30 @@ pub fn command<S: AsRef<str>>(argv: &[S]) -> Result<String> {
         }
         out.push_str(&quote(a));
     }
-    Ok(out)
+    Ok(())
+}
+
+/// Joins an argv into one shell command line.
+pub(crate) fn command<S: AsRef<str>>(argv: &[S]) -> Result<ShellLine> {
+    let mut out = String::new();
+    push_argv(&mut out, argv)?;
+    Ok(ShellLine(out))
+}
+
+/// Joins argvs into one pipeline, each stage's output the next one's input
+/// (`a b | c`). An empty stage is refused: it would leave a bare `|`.
+pub(crate) fn pipeline<S: AsRef<str>>(stages: &[&[S]]) -> Result<ShellLine> {
+    let mut out = String::new();
+    for (i, argv) in stages.iter().enumerate() {
+        if argv.is_empty() {
+            return Err(DeviceError::invalid("a pipeline stage has no command"));
+        }
+        if i > 0 {
+            out.push_str(" | ");
+        }
+        push_argv(&mut out, argv)?;
+    }
+    Ok(ShellLine(out))
 }
 
 /// A test-only POSIX word splitter: it accepts bare words, single quotes, double
@@ -128,6 +180,29 @@ mod tests {
     }
 
     #[test]
+    fn a_pipeline_is_quoted_stages_joined_by_one_bar() {
+        assert_eq!(
+            pipeline(&[
+                &["dumpsys", "SurfaceFlinger", "--frametimeline", "-all"][..],
+                &["sha1sum"]
+            ])
+            .unwrap(),
+            "dumpsys SurfaceFlinger --frametimeline -all | sha1sum"
+        );
+        assert_eq!(
+            pipeline(&[&["echo", "a|b;c"][..], &["cat"]]).unwrap(),
+            "echo 'a|b;c' | cat"
+        );
+        let empty: &[&str] = &[];
+        assert!(pipeline(&[&["screencap"][..], empty]).is_err());
+        assert!(pipeline(&[&["echo", "a\0"][..], &["cat"]]).is_err());
+        assert_eq!(
+            pipeline(&[&["echo", "$(id); x | y"][..], &["sha1sum"]]).unwrap(),
+            "echo '$(id); x | y' | sha1sum"
+        );
+    }
+
+    #[test]
     fn hostile_inputs_round_trip() {
         let long = "x'; $(id) `id` \n".repeat(700);
         for s in [
@@ -152,7 +227,7 @@ mod tests {
         ] {
             let line = command(&["echo", s]).unwrap();
             assert_eq!(
-                split_words(&line).unwrap(),
+                split_words(line.as_str()).unwrap(),
                 vec!["echo".to_string(), s.to_string()],
                 "{s:?}"
             );
@@ -175,14 +250,14 @@ mod tests {
         #[test]
         fn any_argument_is_one_literal_word(arg in hostile(), other in "[^\\x00]{0,20}") {
             let line = command(&["input", "text", &arg, &other]).unwrap();
-            let words = split_words(&line).unwrap();
+            let words = split_words(line.as_str()).unwrap();
             prop_assert_eq!(words, vec!["input".to_string(), "text".to_string(), arg, other]);
         }
 
         #[test]
         fn ten_thousand_characters(arg in "[^\\x00]{10000}") {
             let line = command(&[&arg]).unwrap();
-            prop_assert_eq!(split_words(&line).unwrap(), vec![arg]);
+            prop_assert_eq!(split_words(line.as_str()).unwrap(), vec![arg]);
         }
     }
 }

@@ -11,6 +11,18 @@ use mobile_device::{
 use virtual_phone::state::InputEvent;
 use virtual_phone::{AdbFrontEnd, PhoneConfig, PhoneHandle, VirtualPhone};
 
+/// The package a test installs: the file opened, or the folder by its path (the server
+/// opens or copies it when it checks the path; these tests drive the backend directly).
+fn package(path: &std::path::Path) -> mobile_device::AppPackage {
+    let name = path.file_name().unwrap().to_string_lossy().into_owned();
+    let content = if path.is_file() {
+        mobile_device::PackageContent::File(std::fs::File::open(path).unwrap())
+    } else {
+        mobile_device::PackageContent::Folder(path.to_path_buf())
+    };
+    mobile_device::AppPackage { name, content }
+}
+
 /// Upper bound for the whole test; a hang fails instead of blocking CI.
 const TEST_DEADLINE: Duration = Duration::from_secs(120);
 
@@ -71,7 +83,7 @@ async fn every_kind_of_call_through_the_front_end() {
         assert_eq!(std::fs::read(&back).unwrap(), b"front bytes!");
         let apk = dir.path().join("d.apk");
         std::fs::write(&apk, virtual_phone::fake_apk("com.example.front", "Front")).unwrap();
-        d.install_app(&apk, None).await.unwrap();
+        d.install_app(package(&apk), None).await.unwrap();
         assert!(phone.state().packages.contains_key("com.example.front"));
         assert!(!d.list_elements().await.unwrap().is_empty());
         assert!(phone.injections().is_empty());

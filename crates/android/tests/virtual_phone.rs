@@ -20,6 +20,18 @@ use virtual_phone::adb_server::PrivateAdbServer;
 use virtual_phone::state::InputEvent;
 use virtual_phone::{PhoneConfig, PhoneHandle, VirtualPhone};
 
+/// The package a test installs: the file opened, or the folder by its path (the server
+/// opens or copies it when it checks the path; these tests drive the backend directly).
+fn package(path: &std::path::Path) -> mobile_device::AppPackage {
+    let name = path.file_name().unwrap().to_string_lossy().into_owned();
+    let content = if path.is_file() {
+        mobile_device::PackageContent::File(std::fs::File::open(path).unwrap())
+    } else {
+        mobile_device::PackageContent::Folder(path.to_path_buf())
+    };
+    mobile_device::AppPackage { name, content }
+}
+
 /// Upper bound for each whole test; a hang fails instead of blocking CI.
 const TEST_DEADLINE: Duration = Duration::from_secs(120);
 
@@ -193,7 +205,7 @@ async fn every_method_through_a_private_adb_server() {
         let dir0 = tempfile::tempdir().unwrap();
         let ime_apk = dir0.path().join("ime.apk");
         std::fs::write(&ime_apk, virtual_phone::fake_apk("com.android.adbkeyboard", "ADBKeyboard")).unwrap();
-        d.install_app(&ime_apk, None).await.unwrap();
+        d.install_app(package(&ime_apk), None).await.unwrap();
         phone.update_state(|s| {
             s.settings
                 .entry("secure".into())
@@ -288,13 +300,13 @@ async fn every_method_through_a_private_adb_server() {
         std::fs::write(&apk, virtual_phone::fake_apk("com.example.hello", "Hello")).unwrap();
         let seen = Arc::new(std::sync::Mutex::new(Vec::new()));
         let s2 = seen.clone();
-        d.install_app(&apk, Some(Arc::new(move |a, b| s2.lock().unwrap().push((a, b)))))
+        d.install_app(package(&apk), Some(Arc::new(move |a, b| s2.lock().unwrap().push((a, b)))))
             .await
             .unwrap();
         assert!(phone.state().packages.contains_key("com.example.hello"));
         let total = std::fs::metadata(&apk).unwrap().len();
         assert_eq!(*seen.lock().unwrap(), vec![(0, total), (total, total)]);
-        assert!(d.install_app(&dir.path().join("x.ipa"), None).await.is_err());
+        assert!(d.install_app(package(&dir.path().join("x.ipa")), None).await.is_err());
         // A bigger package reports progress on the way, through a streamed exec.
         let mut big = virtual_phone::fake_apk("com.example.big", "Big");
         big.resize(3 * 1024 * 1024 + 17, 0);
@@ -303,7 +315,7 @@ async fn every_method_through_a_private_adb_server() {
         let seen = Arc::new(std::sync::Mutex::new(Vec::new()));
         let s3 = seen.clone();
         phone.clear_log();
-        d.install_app(&big_apk, Some(Arc::new(move |a, b| s3.lock().unwrap().push((a, b)))))
+        d.install_app(package(&big_apk), Some(Arc::new(move |a, b| s3.lock().unwrap().push((a, b)))))
             .await
             .unwrap();
         let n = big.len() as u64;
@@ -326,12 +338,12 @@ async fn every_method_through_a_private_adb_server() {
 
         // Logs and crashes.
         phone.clear_log();
-        let logs = d.logs(&LogQuery { limit: 5, filters: vec![] }).await.unwrap();
+        let logs = d.logs(&LogQuery { limit: mobile_device::LogLimit::parse(5.0).unwrap(), filters: vec![] }).await.unwrap();
         assert_eq!(argvs(&phone), vec![v(&["logcat", "-d", "-v", "threadtime", "-t", "5"])]);
         assert!(!logs.is_empty() && logs.len() <= 5, "{logs:?}");
         let filtered = d
             .logs(&LogQuery {
-                limit: 50,
+                limit: mobile_device::LogLimit::parse(50.0).unwrap(),
                 filters: vec![LogFilter::parse("level=error").unwrap()],
             })
             .await
@@ -375,7 +387,7 @@ async fn every_method_through_a_private_adb_server() {
         // Screen recording: started in the background, stopped, pulled, removed.
         phone.clear_log();
         let out = dir.path().join("rec.mp4");
-        d.start_recording(&RecordingOptions { time_limit: Some(Duration::from_secs(30)) })
+        d.start_recording(&RecordingOptions { time_limit: mobile_device::RecordingLimit::parse(30.0).unwrap() })
             .await
             .unwrap();
         tokio::time::sleep(Duration::from_millis(500)).await;
@@ -401,7 +413,7 @@ async fn every_method_through_a_private_adb_server() {
             assert!(matches!(e, DeviceError::Unsupported { hint: Some(_), .. }), "{e}");
         }
         // A mock location through the test provider (Android 12+), and cleared again.
-        d.set_location(Some(mobile_device::Location { latitude: 1.5, longitude: 2.5 }))
+        d.set_location(Some(mobile_device::Location { latitude: mobile_device::Latitude::parse(1.5).unwrap(), longitude: mobile_device::Longitude::parse(2.5).unwrap() }))
             .await
             .unwrap();
         assert_eq!(

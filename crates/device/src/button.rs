@@ -1,7 +1,18 @@
 //! [`Button`]: the hardware and navigation buttons, in one table that their names,
-//! parsing and the tools' descriptions of them derive from.
+//! parsing, the tools' descriptions of them and each platform's list derive from.
+//!
+//! Each name is what both platforms' tools already call the button: on Android the key
+//! event is `KEYCODE_` + the name (`android.view.KeyEvent`'s constants, which `input
+//! keyevent` takes), on an iOS simulator the name is idb's (`idb ui button`, fb-idb's
+//! `HIDButtonType`: APPLE_PAY, HOME, LOCK, SIDE_BUTTON, SIRI). A backend presses a button
+//! only where [`Button::exists_on`] says it exists, and names the others with
+//! [`Button::names_on`].
+//!
+//! Not for: how a backend sends a button (its input module does).
 
 use std::fmt;
+
+use crate::types::Platform;
 
 /// A hardware or navigation button. Parsed from the names agents already use.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -43,7 +54,7 @@ pub enum Button {
 /// Where a [`Button`] exists, as the tool descriptions group them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ButtonScope {
-    /// Android and iOS (as far as the platform has it).
+    /// Android and iOS.
     Any,
     /// Android only.
     Android,
@@ -54,13 +65,22 @@ pub enum ButtonScope {
 }
 
 impl ButtonScope {
-    /// How a description names the scope after its buttons (`None`: said of none).
-    pub fn label(self) -> Option<&'static str> {
+    /// How a description names the scope after its buttons.
+    pub fn label(self) -> &'static str {
         match self {
-            ButtonScope::Any => None,
-            ButtonScope::Android => Some("Android"),
-            ButtonScope::AndroidTv => Some("Android TV"),
-            ButtonScope::Ios => Some("iOS"),
+            ButtonScope::Any => "Android, iOS",
+            ButtonScope::Android => "Android",
+            ButtonScope::AndroidTv => "Android TV",
+            ButtonScope::Ios => "iOS",
+        }
+    }
+
+    /// Whether a button of this scope exists on `platform`.
+    pub fn includes(self, platform: Platform) -> bool {
+        match self {
+            ButtonScope::Any => true,
+            ButtonScope::Android | ButtonScope::AndroidTv => platform == Platform::Android,
+            ButtonScope::Ios => platform == Platform::Ios,
         }
     }
 }
@@ -70,16 +90,17 @@ const BUTTON_COUNT: usize = 16;
 
 impl Button {
     /// The one table of buttons: each one's name and where it exists, in the order the
-    /// tools list them. [`Button::NAMES`], [`Button::parse`], [`Button::name`] and the
-    /// server's descriptions of the buttons derive from it.
+    /// tools list them. [`Button::NAMES`], [`Button::parse`], [`Button::name`],
+    /// [`Button::exists_on`], [`Button::names_on`] and the server's descriptions of the
+    /// buttons derive from it.
     pub const TABLE: [(Button, &'static str, ButtonScope); BUTTON_COUNT] = [
         (Button::Home, "HOME", ButtonScope::Any),
         (Button::Back, "BACK", ButtonScope::Android),
-        (Button::Menu, "MENU", ButtonScope::Any),
-        (Button::Enter, "ENTER", ButtonScope::Any),
-        (Button::VolumeUp, "VOLUME_UP", ButtonScope::Any),
-        (Button::VolumeDown, "VOLUME_DOWN", ButtonScope::Any),
-        (Button::Power, "POWER", ButtonScope::Any),
+        (Button::Menu, "MENU", ButtonScope::Android),
+        (Button::Enter, "ENTER", ButtonScope::Android),
+        (Button::VolumeUp, "VOLUME_UP", ButtonScope::Android),
+        (Button::VolumeDown, "VOLUME_DOWN", ButtonScope::Android),
+        (Button::Power, "POWER", ButtonScope::Android),
         (Button::DpadUp, "DPAD_UP", ButtonScope::AndroidTv),
         (Button::DpadDown, "DPAD_DOWN", ButtonScope::AndroidTv),
         (Button::DpadLeft, "DPAD_LEFT", ButtonScope::AndroidTv),
@@ -123,10 +144,36 @@ impl Button {
 
     /// The button's name, as [`Button::NAMES`] spells it.
     pub fn name(self) -> &'static str {
+        self.row().1
+    }
+
+    /// Where the button exists.
+    pub fn scope(self) -> ButtonScope {
+        self.row().2
+    }
+
+    /// Whether `platform` has this button.
+    pub fn exists_on(self, platform: Platform) -> bool {
+        self.scope().includes(platform)
+    }
+
+    /// The names of the buttons `platform` has, in table order, comma-separated (for an
+    /// error that says which buttons there are).
+    pub fn names_on(platform: Platform) -> String {
+        let names: Vec<&str> = Self::TABLE
+            .iter()
+            .filter(|(_, _, scope)| scope.includes(platform))
+            .map(|(_, n, _)| *n)
+            .collect();
+        names.join(", ")
+    }
+
+    fn row(self) -> &'static (Button, &'static str, ButtonScope) {
+        // Every button has exactly one row (a test checks it).
         Self::TABLE
             .iter()
             .find(|(b, _, _)| *b == self)
-            .map_or("", |(_, n, _)| n)
+            .unwrap_or(&Self::TABLE[0])
     }
 
     /// The buttons for a description, grouped by where they exist: `HOME, BACK (Android),
@@ -150,10 +197,7 @@ impl Button {
                 let crosses = (p == ButtonScope::Ios) != (scope == ButtonScope::Ios);
                 out.push_str(if crosses { family_sep } else { ", " });
             }
-            out.push_str(&match scope.label() {
-                Some(label) => format!("{} ({label})", join_group(&names)),
-                None => names.join(", "),
-            });
+            out.push_str(&format!("{} ({})", join_group(&names), scope.label()));
             previous = Some(scope);
         }
         out
@@ -198,8 +242,33 @@ mod tests {
     fn descriptions_group_the_buttons_by_platform() {
         assert_eq!(
             Button::describe_all("; "),
-            "HOME, BACK (Android), MENU, ENTER, VOLUME_UP, VOLUME_DOWN, POWER, \
+            "HOME (Android, iOS), BACK, MENU, ENTER, VOLUME_UP, VOLUME_DOWN, POWER (Android), \
              DPAD_UP/DOWN/LEFT/RIGHT/CENTER (Android TV); LOCK, SIDE_BUTTON, SIRI, APPLE_PAY (iOS)"
         );
+    }
+
+    #[test]
+    fn each_platform_list_derives_from_the_table() {
+        for (b, n, _) in Button::TABLE {
+            assert_eq!(
+                Button::TABLE.iter().filter(|(o, _, _)| *o == b).count(),
+                1,
+                "{n}"
+            );
+            assert_eq!(b.name(), n);
+        }
+        assert_eq!(
+            Button::names_on(Platform::Android),
+            "HOME, BACK, MENU, ENTER, VOLUME_UP, VOLUME_DOWN, POWER, \
+             DPAD_UP, DPAD_DOWN, DPAD_LEFT, DPAD_RIGHT, DPAD_CENTER"
+        );
+        // fb-idb's HIDButtonType, in table order.
+        assert_eq!(
+            Button::names_on(Platform::Ios),
+            "HOME, LOCK, SIDE_BUTTON, SIRI, APPLE_PAY"
+        );
+        assert!(Button::Home.exists_on(Platform::Ios));
+        assert!(!Button::Enter.exists_on(Platform::Ios));
+        assert!(!Button::Siri.exists_on(Platform::Android));
     }
 }

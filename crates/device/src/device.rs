@@ -5,7 +5,6 @@
 //! what it can do by what it implements, and the tool turns the rest into a clear error.
 
 use std::fs::File;
-use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -16,6 +15,7 @@ use crate::capture::ScreenshotOptions;
 use crate::error::{DeviceError, Result};
 use crate::fingerprint::ScreenFingerprint;
 use crate::input::{AppId, DevicePath, DeviceUrl, Locales};
+use crate::package::AppPackage;
 use crate::posture::{FoldState, Posture};
 use crate::types::*;
 
@@ -50,8 +50,10 @@ pub trait Device: Send + Sync + 'static {
     async fn terminate_app(&self, _app: &AppId) -> Result<()> {
         Err(self.unsupported("terminating apps"))
     }
-    /// Installs an app from a file on this machine, reporting upload progress.
-    async fn install_app(&self, _path: &Path, _progress: Option<ProgressFn>) -> Result<()> {
+    /// Installs an app, reporting upload progress. The server opened the package when it
+    /// checked the path (see [`AppPackage`]); the backend reads the open file or the
+    /// private copy of a folder, never the caller's path.
+    async fn install_app(&self, _package: AppPackage, _progress: Option<ProgressFn>) -> Result<()> {
         Err(self.unsupported("installing apps"))
     }
     /// Removes an app and its data.

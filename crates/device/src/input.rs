@@ -228,7 +228,7 @@ string_newtype!(
 
 /// Schemes no configuration can allow: they reach local files, run script, or carry
 /// arbitrary intents.
-pub const FORBIDDEN_SCHEMES: &[&str] = &[
+pub(crate) const FORBIDDEN_SCHEMES: &[&str] = &[
     "file",
     "javascript",
     "data",
@@ -452,6 +452,7 @@ impl DevicePath {
         self.0 == root || self.0.starts_with(&format!("{root}/"))
     }
 }
+
 string_newtype!(
     DevicePath,
     "Absolute path on the device, e.g. /sdcard/Download/file.txt",

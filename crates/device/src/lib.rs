@@ -21,17 +21,22 @@
 //! Crates used: `async-trait` makes the trait object-safe with async methods
 //! (`Arc<dyn Device>`).
 
+mod bounds;
 mod button;
-pub mod capture;
-pub mod device;
-pub mod error;
+mod capture;
+#[cfg(any(test, feature = "conformance"))]
+pub mod conformance;
+mod device;
+mod error;
 mod fingerprint;
-pub mod input;
+mod input;
 mod join;
+mod package;
 mod posture;
-pub mod registry;
-pub mod types;
+mod registry;
+mod types;
 
+pub use bounds::{DelayMillis, GestureMillis, Latitude, LogLimit, Longitude, RecordingLimit};
 pub use button::{Button, ButtonScope};
 pub use capture::{DEFAULT_JPEG_QUALITY, DEFAULT_MAX_SIZE, OutputFormat, ScreenshotOptions};
 pub use device::{Device, ProgressFn};
@@ -42,6 +47,7 @@ pub use input::{
     excerpt,
 };
 pub use join::join_all;
+pub use package::{AppPackage, PackageContent};
 pub use posture::{FoldState, Posture};
 pub use registry::{DeviceBackend, DeviceRegistry, Discovery, Listing};
 pub use types::*;

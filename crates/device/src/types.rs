@@ -1,6 +1,7 @@
 //! Domain types shared by the backends and the server. They serialize to the shapes the
 //! tools return in `structuredContent`, so field names here are part of the tool contract.
 
+use crate::bounds::{Latitude, LogLimit, Longitude, RecordingLimit};
 use std::fmt;
 use std::time::Duration;
 
@@ -353,7 +354,7 @@ pub struct Crash {
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct LogQuery {
     /// Most recent lines to return at most.
-    pub limit: usize,
+    pub limit: LogLimit,
     /// `key=value` / `key!=value` filters; keys: pid, process, tag, level, message.
     pub filters: Vec<LogFilter>,
 }
@@ -470,8 +471,8 @@ pub struct LogEntry {
 /// [`crate::Device::stop_recording`].
 #[derive(Debug, Clone, PartialEq)]
 pub struct RecordingOptions {
-    /// Stop after this long (the backend's own limit if `None`).
-    pub time_limit: Option<Duration>,
+    /// Stop after this long.
+    pub time_limit: RecordingLimit,
 }
 
 /// A finished screen recording.
@@ -486,10 +487,10 @@ pub struct Recording {
 /// A GPS position.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Location {
-    /// Degrees north, -90 to 90.
-    pub latitude: f64,
-    /// Degrees east, -180 to 180.
-    pub longitude: f64,
+    /// Degrees north.
+    pub latitude: Latitude,
+    /// Degrees east.
+    pub longitude: Longitude,
 }
 
 /// Direction of a swipe, as the finger moves.

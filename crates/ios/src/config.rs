@@ -1,4 +1,7 @@
-//! Where `xcrun` and `idb` are, and how long one call may take.
+//! Where `xcrun` and `idb` are, and how long a device listing waits for `simctl`.
+//!
+//! Not for: the deadline of a device call (the server's; the child is killed when the
+//! call is dropped).
 
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
@@ -8,7 +11,7 @@ use std::time::Duration;
 pub const XCRUN_ENV: &str = "MOBILE_MCP_XCRUN";
 /// Environment variable naming the `idb` to run (a path).
 pub const IDB_ENV: &str = "MOBILE_MCP_IDB";
-/// Deadline of one `simctl`/`idb` call when nothing else is configured.
+/// How long a device listing waits for `xcrun simctl list` when nothing else is set.
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(30);
 
 /// How the iOS simulator backend finds its tools.

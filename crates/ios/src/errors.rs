@@ -9,7 +9,7 @@ use crate::process::Output;
 
 /// What a simctl failure means.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum SimctlFailure {
+pub(crate) enum SimctlFailure {
     /// `Unable to lookup in current state: Shutdown` / spawn on a shut-down device.
     NotBooted,
     /// `Invalid device: <udid>`.
@@ -31,7 +31,7 @@ pub enum SimctlFailure {
 }
 
 /// Classifies a simctl failure from its exit code and stderr.
-pub fn classify_simctl(code: Option<i32>, stderr: &str) -> SimctlFailure {
+pub(crate) fn classify_simctl(code: Option<i32>, stderr: &str) -> SimctlFailure {
     let has = |s: &str| stderr.contains(s);
     if has("Unable to lookup in current state: Shutdown")
         || has("device is not booted")

@@ -4,8 +4,8 @@
 //! a [`SimulatorDevice`], which implements [`mobile_device::Device`] by running
 //! `xcrun simctl` (apps, URLs, screenshots, logs, recording, clipboard, location) and
 //! `idb` (accessibility tree, taps, swipes, typing, buttons, rotation) as child processes:
-//! argv arrays, never a host shell; a deadline on every call (30 s by default); stderr
-//! kept for the error; the child killed when a call is dropped.
+//! argv arrays, never a host shell; stderr kept for the error; the child killed when a
+//! call is dropped (the deadline is the caller's, the server's).
 //!
 //! For: the server, which registers an [`IosBackend`] beside the Android one. Errors are
 //! [`mobile_device::DeviceError`]s whose messages name no MCP tool: where the model
@@ -28,7 +28,10 @@
 //! profile is portrait) and set with `idb ui rotate`. Not handled: idb's HID taps stay
 //! in portrait space on a rotated simulator, so taps in landscape are not remapped yet.
 //!
-//! Parsers are pure functions in [`parse`], tested against captures in `fixtures/ios/`.
+//! Parsers are pure functions in [`parse`] (public for `fuzz/`), tested against captures
+//! in `fixtures/ios/`; every other module is private, and the crate's surface is what
+//! this page re-exports. `simulator/` has the same shape as Android's device module: one
+//! file per area and a `Device` impl that only forwards.
 //! `tests/simulator/` drives [`IosBackend`] against `fake-xcrun`/`fake-idb` from the
 //! `fake-xcode` test crate; with `MOBILE_MCP_TEST_IOS=1` on a Mac, its real-capable tests
 //! run against the real tools instead.
@@ -40,13 +43,13 @@
 
 mod backend;
 mod config;
-pub mod errors;
+mod errors;
 pub mod parse;
 mod process;
-pub mod screen;
+mod screen;
 mod simulator;
 mod tools;
 
 pub use backend::IosBackend;
 pub use config::{DEFAULT_TIMEOUT, IDB_ENV, IosConfig, XCRUN_ENV};
-pub use simulator::{IOS_BUTTONS, SimulatorDevice};
+pub use simulator::SimulatorDevice;

@@ -16,7 +16,7 @@ pub fn png_dimensions(png: &[u8]) -> Option<(u32, u32)> {
 ///
 /// iPads and the @2x iPhones (SE, 8 and earlier non-Plus, XR, 11, 16e-era LCD models
 /// aside) are 2; every other iPhone since the X is 3. Used only when idb cannot tell.
-pub fn scale_for_model(model: &str) -> f64 {
+pub(crate) fn scale_for_model(model: &str) -> f64 {
     let m = model.to_ascii_lowercase();
     if m.contains("ipad") {
         return 2.0;
@@ -40,7 +40,7 @@ pub fn scale_for_model(model: &str) -> f64 {
 }
 
 /// The scale from pixels and points, snapped to the scales iOS uses.
-pub fn scale_from(pixels: u32, points: f64) -> Option<f64> {
+pub(crate) fn scale_from(pixels: u32, points: f64) -> Option<f64> {
     if points <= 0.0 || pixels == 0 {
         return None;
     }

@@ -2,7 +2,10 @@
 //! know (`packageName`, `bundle_id`, `saveTo`, ...); doc comments become the schema
 //! descriptions the model reads, so they say what to pass and where to get it.
 
-use mobile_device::{AppId, DeviceUrl, Locales, Orientation, SwipeDirection};
+use mobile_device::{
+    AppId, DelayMillis, DevicePath, DeviceUrl, GestureMillis, Latitude, Locales, LogLimit,
+    Longitude, Orientation, RecordingLimit, SwipeDirection,
+};
 use rmcp::schemars::{self, JsonSchema};
 use serde::{Deserialize, Deserializer};
 
@@ -135,9 +138,8 @@ pub(crate) struct LongPressParams {
     #[serde(flatten)]
     pub target: Target,
     /// How long to press, in milliseconds (1 to 10000; default 500).
-    #[serde(default, deserialize_with = "opt_number")]
-    #[schemars(range(min = 1, max = 10000))]
-    pub duration: Option<f64>,
+    #[serde(default)]
+    pub duration: Option<GestureMillis>,
     /// After acting: settle and observe.
     #[serde(flatten)]
     pub after: AfterAction,
@@ -279,13 +281,11 @@ pub(crate) struct SetLocationParams {
     /// The device id from mobile_list_available_devices.
     pub device: String,
     /// Latitude in degrees (-90 to 90). Omit both to clear the mock location.
-    #[serde(default, deserialize_with = "opt_number")]
-    #[schemars(range(min = -90, max = 90))]
-    pub latitude: Option<f64>,
+    #[serde(default)]
+    pub latitude: Option<Latitude>,
     /// Longitude in degrees (-180 to 180). Omit both to clear the mock location.
-    #[serde(default, deserialize_with = "opt_number")]
-    #[schemars(range(min = -180, max = 180))]
-    pub longitude: Option<f64>,
+    #[serde(default)]
+    pub longitude: Option<Longitude>,
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -303,8 +303,7 @@ pub(crate) struct DeviceLogsParams {
     pub device: String,
     /// Most recent lines to return (1 to 10000; default 100).
     #[serde(default)]
-    #[schemars(range(min = 1, max = 10000))]
-    pub limit: Option<u32>,
+    pub limit: Option<LogLimit>,
     /// Filters like "tag=ActivityManager", "level!=D", "message=crash"; keys: pid, process, tag, level, subsystem, category, message.
     #[serde(default)]
     pub filter: Option<Vec<String>>,
@@ -326,8 +325,7 @@ pub(crate) struct StartRecordingParams {
     pub output: Option<String>,
     /// Stop by itself after this many seconds (1 to 180; default 180).
     #[serde(default, rename = "timeLimit")]
-    #[schemars(range(min = 1, max = 180))]
-    pub time_limit: Option<u32>,
+    pub time_limit: Option<RecordingLimit>,
     /// Replace the output file if it already exists. Default false: an existing file is never
     /// replaced, and the call fails naming it.
     #[serde(default)]
@@ -362,7 +360,7 @@ pub(crate) struct PushParams {
     /// File on this machine to send.
     pub local_path: String,
     /// Absolute destination path on the device, under /sdcard unless `force` is true.
-    pub remote_path: String,
+    pub remote_path: DevicePath,
     /// Allow a destination outside /sdcard.
     #[serde(default)]
     pub force: bool,
@@ -373,7 +371,7 @@ pub(crate) struct PullParams {
     /// The device id from mobile_list_available_devices.
     pub device: String,
     /// Absolute path of the file on the device.
-    pub remote_path: String,
+    pub remote_path: DevicePath,
     /// Where to write it on this machine (under the working or temp directory).
     pub local_path: String,
     /// Replace the local_path file if it already exists. Default false: an existing file is never
@@ -502,9 +500,8 @@ pub(crate) struct DragParams {
     pub to: DragEnd,
     /// How long the move takes after the press-and-hold, in milliseconds (1 to 10000;
     /// default 1000).
-    #[serde(default, deserialize_with = "opt_number")]
-    #[schemars(range(min = 1, max = 10000))]
-    pub duration: Option<f64>,
+    #[serde(default)]
+    pub duration: Option<GestureMillis>,
     /// After acting: settle and observe.
     #[serde(flatten)]
     pub after: AfterAction,
@@ -528,9 +525,8 @@ pub(crate) struct FoldParams {
 #[serde(deny_unknown_fields)]
 pub(crate) struct DelayParams {
     /// How long to wait, in milliseconds (0 to 10000).
-    #[serde(deserialize_with = "number", alias = "ms")]
-    #[schemars(range(min = 0, max = 10000))]
-    pub duration: f64,
+    #[serde(alias = "ms")]
+    pub duration: DelayMillis,
 }
 
 /// What an action tool reports after acting.

@@ -11,7 +11,6 @@
 use std::fs::File;
 use std::io::{self, Read, Write};
 use std::net::SocketAddrV4;
-use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
@@ -21,6 +20,7 @@ use mobile_device::{DeviceError, ProgressFn, Result};
 
 use super::cap::{self, Cap, Fit, Past};
 pub(crate) use super::shell::Hangup;
+use crate::quote::ShellLine;
 
 /// A blocking failure, before it is given a device-specific message.
 pub(crate) type AdbResult<T> = std::result::Result<T, RustADBError>;
@@ -104,7 +104,7 @@ pub(crate) struct Link {
 impl Link {
     /// Runs a shell command and returns its output (stdout and stderr together), at most
     /// `cap` of it (see [`Link::shell_to`]).
-    pub(crate) fn shell(&self, cmd: &str, cap: Cap, hangup: &Hangup) -> AdbResult<Vec<u8>> {
+    pub(crate) fn shell(&self, cmd: &ShellLine, cap: Cap, hangup: &Hangup) -> AdbResult<Vec<u8>> {
         let mut out = Vec::new();
         self.shell_to(cmd, &mut out, cap, hangup)?;
         Ok(out)
@@ -115,12 +115,19 @@ impl Link {
     /// [`cap::note`] ([`Past::Note`]) or the call fails ([`Past::Fail`]).
     pub(crate) fn shell_to(
         &self,
-        cmd: &str,
+        cmd: &ShellLine,
         out: &mut dyn std::io::Write,
         cap: Cap,
         hangup: &Hangup,
     ) -> AdbResult<()> {
-        match super::shell::shell(self.addr, &self.serial, cmd, out, cap.bytes, hangup)? {
+        match super::shell::shell(
+            self.addr,
+            &self.serial,
+            cmd.as_str(),
+            out,
+            cap.bytes,
+            hangup,
+        )? {
             Fit::Whole => Ok(()),
             Fit::Cut => {
                 tracing::warn!(serial = %self.serial, what = cap.what, limit = cap.bytes, "device output cut");
@@ -170,11 +177,10 @@ impl Link {
     /// Setting `cancel` stops the upload at the next read.
     pub(crate) fn install(
         &self,
-        apk: &Path,
+        file: File,
         progress: Option<ProgressFn>,
         cancel: Arc<AtomicBool>,
     ) -> AdbResult<()> {
-        let file = File::open(apk)?;
         let total = file.metadata()?.len();
         if let Some(p) = &progress {
             p(0, total);
@@ -197,7 +203,7 @@ impl Link {
             _done: done_tx,
         };
         let mut d = self.server_device();
-        d.exec(&cmd, &mut reader, Box::new(sink))?;
+        d.exec(cmd.as_str(), &mut reader, Box::new(sink))?;
         // The sink is dropped when adb_client's reader thread reaches the end.
         let _ = done_rx.recv();
         drop(d);
@@ -312,6 +318,10 @@ mod tests {
     use crate::adb::shell::tests::{endless_server, silent_server};
     use std::time::Duration;
 
+    fn line(argv: &[&str]) -> ShellLine {
+        crate::quote::command(argv).unwrap()
+    }
+
     fn server_link(addr: SocketAddrV4) -> Link {
         Link {
             addr,
@@ -320,7 +330,7 @@ mod tests {
     }
 
     fn sleeper(link: &Link, hangup: &Hangup) -> Result<Vec<u8>> {
-        link.shell("'sleep' '100'", Cap::SHELL, hangup)
+        link.shell(&line(&["sleep", "100"]), Cap::SHELL, hangup)
             .map_err(|e| DeviceError::backend(e.to_string()))
     }
 
@@ -360,7 +370,7 @@ mod tests {
     fn endless_output_is_what_fits_and_a_note() {
         let (addr, server) = endless_server(b"more\n", 512 << 20);
         let out = server_link(addr)
-            .shell("'logcat'", Cap::SHELL, &Hangup::default())
+            .shell(&line(&["logcat"]), Cap::SHELL, &Hangup::default())
             .unwrap();
         let note = cap::note(Cap::SHELL);
         assert_eq!(out.len(), Cap::SHELL.bytes + note.len());
@@ -373,7 +383,12 @@ mod tests {
         let (addr, server) = endless_server(b"\x89PNG", 512 << 20);
         let mut out = Vec::new();
         let e = server_link(addr)
-            .shell_to("'screencap' '-p'", &mut out, Cap::PNG, &Hangup::default())
+            .shell_to(
+                &line(&["screencap", "-p"]),
+                &mut out,
+                Cap::PNG,
+                &Hangup::default(),
+            )
             .unwrap_err();
         assert!(
             e.to_string()
@@ -405,7 +420,12 @@ mod tests {
         };
         let mut sink = RawFrameSink::new(opts, HEADER_V2);
         let e = server_link(addr)
-            .shell_to("'screencap'", &mut sink, Cap::RAW_FRAME, &Hangup::default())
+            .shell_to(
+                &line(&["screencap"]),
+                &mut sink,
+                Cap::RAW_FRAME,
+                &Hangup::default(),
+            )
             .unwrap_err();
         assert!(e.to_string().contains("more than the 4x3 frame"), "{e}");
         assert!(server.join().unwrap() < 64 << 20, "the capture was stopped");

@@ -4,8 +4,8 @@
 use std::path::Path;
 
 use mobile_device::{
-    App, AppId, DeviceError, DeviceUrl, ForegroundApp, Locales, NextStep, Platform, ProgressFn,
-    Result,
+    App, AppId, AppPackage, DeviceError, DeviceUrl, ForegroundApp, Locales, NextStep,
+    PackageContent, Platform, ProgressFn, Result,
 };
 
 use super::AndroidDevice;
@@ -237,39 +237,33 @@ impl AndroidDevice {
     /// (see `adb::transport::Link::install`); progress as the bytes go through a server.
     pub(super) async fn install_app(
         &self,
-        path: &Path,
+        package: AppPackage,
         progress: Option<ProgressFn>,
     ) -> Result<()> {
-        let is_apk = path
-            .extension()
-            .and_then(|e| e.to_str())
-            .is_some_and(|e| e.eq_ignore_ascii_case("apk"));
-        if !is_apk {
-            return Err(DeviceError::invalid(format!(
-                "{} is not an .apk file; Android installs only .apk packages (split APKs and .aab bundles are not supported)",
-                path.display()
-            )));
-        }
-        if !path.is_file() {
-            return Err(DeviceError::not_found(
-                format!("The file {}", path.display()),
-                "Give the path of an existing .apk on this machine",
-            ));
-        }
+        let name = package.name;
+        let apk = match package.content {
+            PackageContent::File(f)
+                if Path::new(&name)
+                    .extension()
+                    .is_some_and(|e| e.eq_ignore_ascii_case("apk")) =>
+            {
+                f
+            }
+            _ => {
+                return Err(DeviceError::invalid(format!(
+                    "{name} is not an .apk file; Android installs only .apk packages (split APKs and .aab bundles are not supported)"
+                )));
+            }
+        };
         let link = self.link.clone();
         let id = self.id.clone();
-        let apk = path.to_path_buf();
         // Dropped with this future (the client cancelled, or the deadline passed): the
         // upload running on the blocking thread stops at its next read.
         run_transfer("installing the app", move |cancel| {
-            link.install(&apk, progress, cancel).map_err(|e| match e {
+            link.install(apk, progress, cancel).map_err(|e| match e {
                 adb_client::RustADBError::ADBRequestFailed(msg) => {
                     DeviceError::backend(format!("the device refused the package: {}", msg.trim()))
                 }
-                adb_client::RustADBError::WrongFileExtension(_) => DeviceError::invalid(format!(
-                    "rename {} to end in lowercase .apk",
-                    apk.display()
-                )),
                 e => adb_error(&id, &link, "installing the app", e),
             })
         })

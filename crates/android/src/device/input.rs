@@ -9,9 +9,6 @@ use super::AndroidDevice;
 use crate::adb::output;
 use crate::quote::command;
 
-/// The Android buttons, for error messages.
-pub const ANDROID_BUTTONS: &str = "HOME, BACK, MENU, ENTER, VOLUME_UP, VOLUME_DOWN, POWER, DPAD_UP, DPAD_DOWN, DPAD_LEFT, DPAD_RIGHT, DPAD_CENTER";
-
 /// The package of the ADBKeyboard IME, the route for non-ASCII text.
 const ADB_KEYBOARD: &str = "com.android.adbkeyboard";
 
@@ -23,22 +20,12 @@ pub(super) fn check_input_output(what: &str, out: &str) -> Result<()> {
         .map_err(|said| DeviceError::backend(format!("{what} failed on the device: {said}")))
 }
 
-fn keycode(button: Button) -> Option<&'static str> {
-    Some(match button {
-        Button::Home => "KEYCODE_HOME",
-        Button::Back => "KEYCODE_BACK",
-        Button::Menu => "KEYCODE_MENU",
-        Button::Enter => "KEYCODE_ENTER",
-        Button::VolumeUp => "KEYCODE_VOLUME_UP",
-        Button::VolumeDown => "KEYCODE_VOLUME_DOWN",
-        Button::Power => "KEYCODE_POWER",
-        Button::DpadUp => "KEYCODE_DPAD_UP",
-        Button::DpadDown => "KEYCODE_DPAD_DOWN",
-        Button::DpadLeft => "KEYCODE_DPAD_LEFT",
-        Button::DpadRight => "KEYCODE_DPAD_RIGHT",
-        Button::DpadCenter => "KEYCODE_DPAD_CENTER",
-        Button::Lock | Button::SideButton | Button::Siri | Button::ApplePay => return None,
-    })
+/// The key event `input keyevent` takes for a button Android has: `KEYCODE_` and the
+/// button's name (the names of `android.view.KeyEvent`'s constants; see [`Button`]).
+fn keycode(button: Button) -> Option<String> {
+    button
+        .exists_on(Platform::Android)
+        .then(|| format!("KEYCODE_{}", button.name()))
 }
 
 /// Splits printable-ASCII text into `input text` arguments.
@@ -47,7 +34,7 @@ fn keycode(button: Button) -> Option<&'static str> {
 /// followed by `s` cannot be said inside one argument, so the text is cut between them
 /// and sent as two `input text` commands (in the same shell session). Newline and tab
 /// become key events.
-pub fn input_text_commands(text: &str) -> Result<Vec<Vec<String>>> {
+fn input_text_commands(text: &str) -> Result<Vec<Vec<String>>> {
     let mut cmds: Vec<Vec<String>> = Vec::new();
     let mut cur = String::new();
     let flush = |cur: &mut String, cmds: &mut Vec<Vec<String>>| {
@@ -101,7 +88,8 @@ pub fn input_text_commands(text: &str) -> Result<Vec<Vec<String>>> {
 
 /// Decodes what `input text ARG` types, as Android's `InputShellCommand` does (`%s` is a
 /// space, any other `%` is literal). Used by the tests to check [`input_text_commands`].
-pub fn input_text_decode(arg: &str) -> String {
+#[cfg(test)]
+fn input_text_decode(arg: &str) -> String {
     arg.replace("%s", " ")
 }
 
@@ -271,10 +259,13 @@ impl AndroidDevice {
             return Err(DeviceError::unsupported_with_hint(
                 format!("the {button} button"),
                 Platform::Android,
-                format!("Android buttons are {ANDROID_BUTTONS}"),
+                format!(
+                    "Android buttons are {}",
+                    Button::names_on(Platform::Android)
+                ),
             ));
         };
-        self.input("pressing a button", command(&["input", "keyevent", code])?)
+        self.input("pressing a button", command(&["input", "keyevent", &code])?)
             .await
     }
 }
@@ -321,8 +312,11 @@ mod tests {
 
     #[test]
     fn buttons_map_and_ios_ones_do_not() {
-        assert_eq!(keycode(Button::Home), Some("KEYCODE_HOME"));
-        assert_eq!(keycode(Button::DpadCenter), Some("KEYCODE_DPAD_CENTER"));
+        assert_eq!(keycode(Button::Home).as_deref(), Some("KEYCODE_HOME"));
+        assert_eq!(
+            keycode(Button::DpadCenter).as_deref(),
+            Some("KEYCODE_DPAD_CENTER")
+        );
         assert_eq!(keycode(Button::Siri), None);
     }
 }

@@ -13,7 +13,7 @@ use mobile_device::{DeviceError, Location, Platform, Result};
 
 use super::AndroidDevice;
 use crate::adb::output;
-use crate::quote::command;
+use crate::quote::{ShellLine, command};
 
 /// The provider that is mocked: what apps asking `LocationManager` for GPS fixes read.
 const PROVIDER: &str = "gps";
@@ -21,7 +21,7 @@ const PROVIDER: &str = "gps";
 const FIRST_SDK: u32 = 31;
 
 /// The device commands that set (or, with `None`, clear) the mock location, in order.
-pub(crate) fn location_commands(location: Option<Location>) -> Result<Vec<String>> {
+pub(crate) fn location_commands(location: Option<Location>) -> Result<Vec<ShellLine>> {
     let mut cmds = vec![command(&[
         "appops",
         "set",
@@ -36,7 +36,7 @@ pub(crate) fn location_commands(location: Option<Location>) -> Result<Vec<String
     };
     match location {
         Some(l) => {
-            let at = format!("{},{}", l.latitude, l.longitude);
+            let at = format!("{},{}", l.latitude.get(), l.longitude.get());
             cmds.push(providers(&["add-test-provider", PROVIDER])?);
             cmds.push(providers(&["set-test-provider-enabled", PROVIDER, "true"])?);
             cmds.push(providers(&[
@@ -87,15 +87,21 @@ mod tests {
     #[test]
     fn commands_allow_the_op_before_the_provider() {
         let c = location_commands(Some(Location {
-            latitude: 48.8584,
-            longitude: 2.2945,
+            latitude: mobile_device::Latitude::parse(48.8584).unwrap(),
+            longitude: mobile_device::Longitude::parse(2.2945).unwrap(),
         }))
         .unwrap();
         assert_eq!(c.len(), 4);
-        assert!(c[0].starts_with("appops set com.android.shell"), "{c:?}");
-        assert!(c[3].ends_with("--location 48.8584,2.2945"), "{c:?}");
+        assert!(
+            c[0].as_str().starts_with("appops set com.android.shell"),
+            "{c:?}"
+        );
+        assert!(
+            c[3].as_str().ends_with("--location 48.8584,2.2945"),
+            "{c:?}"
+        );
         let c = location_commands(None).unwrap();
         assert_eq!(c.len(), 2);
-        assert!(c[1].contains("remove-test-provider gps"), "{c:?}");
+        assert!(c[1].as_str().contains("remove-test-provider gps"), "{c:?}");
     }
 }

@@ -6,7 +6,7 @@ use super::AndroidDevice;
 use crate::adb::Cap;
 use crate::adb::cap::split_note;
 use crate::parse;
-use crate::quote::command;
+use crate::quote::{ShellLine, command};
 
 /// The entry that says the log was cut (the cap's note).
 fn note_entry(note: &str) -> LogEntry {
@@ -22,7 +22,7 @@ fn note_entry(note: &str) -> LogEntry {
     }
 }
 
-fn crash_command() -> Result<String> {
+fn crash_command() -> Result<ShellLine> {
     command(&["logcat", "-b", "crash", "-d", "-v", "threadtime"])
 }
 
@@ -31,11 +31,7 @@ impl AndroidDevice {
     /// given, so the limit applies after filtering); with a `process` filter, one more:
     /// `ps -A -o PID=,NAME=` to name the pids.
     pub(super) async fn logs(&self, query: &LogQuery) -> Result<Vec<LogEntry>> {
-        let limit = if query.limit == 0 {
-            100
-        } else {
-            query.limit.min(10_000)
-        };
+        let limit = query.limit.get();
         let mut logcat: Vec<String> = vec![
             "logcat".into(),
             "-d".into(),
@@ -132,7 +128,7 @@ mod tests {
             },
         );
         let query = LogQuery {
-            limit: 5,
+            limit: mobile_device::LogLimit::parse(5.0).unwrap(),
             filters: Vec::new(),
         };
         let entries = device.logs(&query).await.unwrap();

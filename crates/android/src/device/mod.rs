@@ -12,23 +12,23 @@
 //! lists its device commands;
 //! `errors` words adb failures.
 
-use std::path::Path;
 use std::sync::Arc;
 use std::sync::atomic::AtomicUsize;
 use std::time::Duration;
 
 use async_trait::async_trait;
 use mobile_device::{
-    App, AppId, Button, CoordinateUnit, Crash, Device, DeviceError, DevicePath, DeviceUrl, Element,
-    ForegroundApp, Locales, Location, LogEntry, LogQuery, Orientation, PackageName, Platform,
-    Point, ProgressFn, Recording, RecordingOptions, Result, ScreenSize, Screenshot,
-    ScreenshotOptions,
+    App, AppId, AppPackage, Button, CoordinateUnit, Crash, Device, DeviceError, DevicePath,
+    DeviceUrl, Element, ForegroundApp, Locales, Location, LogEntry, LogQuery, Orientation,
+    PackageName, Platform, Point, ProgressFn, Recording, RecordingOptions, Result, ScreenSize,
+    Screenshot, ScreenshotOptions,
 };
 use tokio::sync::{Mutex, OnceCell};
 
 use crate::adb::{Cap, Link, run_shell};
 use crate::capture::{Route, RouteChooser};
 use crate::parse::screencap::HEADER_V2;
+use crate::quote::ShellLine;
 use input::check_input_output;
 use recording::ActiveRecording;
 use screen::prefers_png;
@@ -47,7 +47,6 @@ mod settle;
 mod unsupported;
 
 pub(crate) use errors::adb_error;
-pub use input::{ANDROID_BUTTONS, input_text_commands, input_text_decode};
 
 /// One Android device.
 pub struct AndroidDevice {
@@ -89,7 +88,7 @@ impl AndroidDevice {
     }
 
     /// One shell session; the output as bytes, at most `cap` of it.
-    async fn sh_bytes(&self, what: &str, cmd: String, cap: Cap) -> Result<Vec<u8>> {
+    async fn sh_bytes(&self, what: &str, cmd: ShellLine, cap: Cap) -> Result<Vec<u8>> {
         tracing::debug!(device = %self.id, %cmd, "shell");
         let id = self.id.clone();
         let what_owned = what.to_string();
@@ -101,12 +100,12 @@ impl AndroidDevice {
     }
 
     /// One shell session of an ordinary command ([`Cap::SHELL`]); the output as text.
-    async fn sh(&self, what: &str, cmd: String) -> Result<String> {
+    async fn sh(&self, what: &str, cmd: ShellLine) -> Result<String> {
         self.sh_cap(what, cmd, Cap::SHELL).await
     }
 
     /// One shell session; the output as text, at most `cap` of it.
-    async fn sh_cap(&self, what: &str, cmd: String, cap: Cap) -> Result<String> {
+    async fn sh_cap(&self, what: &str, cmd: ShellLine, cap: Cap) -> Result<String> {
         let out = self.sh_bytes(what, cmd, cap).await?;
         Ok(String::from_utf8_lossy(&out).into_owned())
     }
@@ -116,7 +115,7 @@ impl AndroidDevice {
     /// what reaches `sh`) treats an unquoted operator as an injection, and one command
     /// per session keeps every line a single quoted argv.
     /// Each output is capped at `cap`.
-    async fn sh_seq(&self, what: &str, cmds: &[String], cap: Cap) -> Result<String> {
+    async fn sh_seq(&self, what: &str, cmds: &[ShellLine], cap: Cap) -> Result<String> {
         let mut all = String::new();
         for c in cmds {
             let out = self.sh_cap(what, c.clone(), cap).await?;
@@ -130,7 +129,7 @@ impl AndroidDevice {
 
     /// Two independent reads, one shell session each, run at the same time (the latency of
     /// one round trip); outputs joined in order.
-    async fn sh_pair(&self, what: &str, first: String, second: String) -> Result<String> {
+    async fn sh_pair(&self, what: &str, first: ShellLine, second: ShellLine) -> Result<String> {
         let (a, b) = tokio::try_join!(self.sh(what, first), self.sh(what, second))?;
         let mut all = a;
         if !all.ends_with('\n') {
@@ -140,12 +139,12 @@ impl AndroidDevice {
         Ok(all)
     }
 
-    async fn input(&self, what: &str, cmd: String) -> Result<()> {
+    async fn input(&self, what: &str, cmd: ShellLine) -> Result<()> {
         self.input_all(what, &[cmd]).await
     }
 
     /// Input commands run back to back, with no other input to this device between them.
-    async fn input_all(&self, what: &str, cmds: &[String]) -> Result<()> {
+    async fn input_all(&self, what: &str, cmds: &[ShellLine]) -> Result<()> {
         let _turn = self.input.lock().await;
         for c in cmds {
             let out = self.sh(what, c.clone()).await?;
@@ -216,8 +215,8 @@ impl Device for AndroidDevice {
         AndroidDevice::terminate_app(self, app).await
     }
 
-    async fn install_app(&self, path: &Path, progress: Option<ProgressFn>) -> Result<()> {
-        AndroidDevice::install_app(self, path, progress).await
+    async fn install_app(&self, package: AppPackage, progress: Option<ProgressFn>) -> Result<()> {
+        AndroidDevice::install_app(self, package, progress).await
     }
 
     async fn uninstall_app(&self, app: &AppId) -> Result<()> {

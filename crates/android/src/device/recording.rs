@@ -25,10 +25,7 @@ impl AndroidDevice {
                 "a screen recording is already running on this device; stop it first",
             ));
         }
-        let limit = options
-            .time_limit
-            .map(|d| d.as_secs().clamp(1, 180))
-            .unwrap_or(180);
+        let limit = options.time_limit.secs();
         let millis = std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
             .map(|d| d.as_millis())

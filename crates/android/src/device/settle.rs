@@ -21,12 +21,14 @@ use mobile_device::{DeviceError, Result, ScreenFingerprint, SettleSignal};
 
 use super::AndroidDevice;
 use crate::adb::Cap;
-use crate::quote::command;
+use crate::quote::{command, pipeline};
 
 /// The first SDK level with FrameTimeline (Android 12).
 const FRAME_TIMELINE_SDK: u32 = 31;
 
 const TIMELINE: [&str; 4] = ["dumpsys", "SurfaceFlinger", "--frametimeline", "-all"];
+/// The phone-side hash every fingerprint pipeline ends in.
+const SHA1SUM: [&str; 1] = ["sha1sum"];
 
 /// What `sha1sum` (or `md5sum`) prints for standard input: the hex digest, two spaces, `-`.
 fn parse_digest(out: &str) -> Option<&str> {
@@ -51,7 +53,7 @@ impl AndroidDevice {
     /// the SDK level and, on 12+, the dump once (2 more round trips).
     pub(super) async fn screen_fingerprint(&self) -> Result<ScreenFingerprint> {
         if self.frame_timeline().await? {
-            let cmd = format!("{} | {}", command(&TIMELINE)?, command(&["sha1sum"])?);
+            let cmd = pipeline(&[&TIMELINE[..], &SHA1SUM])?;
             let out = self
                 .sh_cap("fingerprinting the screen", cmd, Cap::SHELL)
                 .await?;
@@ -61,7 +63,7 @@ impl AndroidDevice {
             )
             .map(|d| ScreenFingerprint::new(SettleSignal::FrameTimeline, d));
         }
-        let cmd = format!("{} | {}", command(&["screencap"])?, command(&["sha1sum"])?);
+        let cmd = pipeline(&[&["screencap"][..], &SHA1SUM])?;
         let out = self
             .sh_cap("fingerprinting the screen", cmd, Cap::SHELL)
             .await?;

@@ -6,6 +6,7 @@ pub mod devices;
 pub mod listapps;
 pub mod logs;
 
+pub use crate::screen::png_dimensions;
 pub use describe_all::{AxNode, parse_describe_all};
 pub use devices::{SimDevice, parse_list_devices, runtime_version};
 pub use listapps::{AppKind, InstalledApp, parse_listapps};

@@ -87,13 +87,13 @@ impl SimulatorDevice {
             };
             return Err(errors::simctl_error(&self.ctx("recordVideo", None), &out));
         }
-        let timer = options.time_limit.map(|limit| {
-            let pid = child.id();
-            tokio::spawn(async move {
+        let timer = {
+            let (pid, limit) = (child.id(), options.time_limit.get());
+            Some(tokio::spawn(async move {
                 tokio::time::sleep(limit).await;
                 SimulatorDevice::send_signal(pid, libc::SIGINT).await;
-            })
-        });
+            }))
+        };
         *slot = Some(ActiveRecording {
             child,
             folder,

@@ -8,6 +8,18 @@ use mobile_device::{AppId, DeviceError, DeviceUrl, Locales, NextStep};
 
 use crate::{Harness, U, app, real, run};
 
+/// The package a test installs: the file opened, or the folder by its path (the server
+/// opens or copies it when it checks the path; these tests drive the backend directly).
+fn package(path: &std::path::Path) -> mobile_device::AppPackage {
+    let name = path.file_name().unwrap().to_string_lossy().into_owned();
+    let content = if path.is_file() {
+        mobile_device::PackageContent::File(std::fs::File::open(path).unwrap())
+    } else {
+        mobile_device::PackageContent::Folder(path.to_path_buf())
+    };
+    mobile_device::AppPackage { name, content }
+}
+
 #[test]
 fn list_apps_keeps_names_with_quotes_braces_and_cjk() {
     // real-capable
@@ -158,7 +170,7 @@ fn hostile_bundle_ids_never_reach_simctl() {
     });
 }
 
-fn make_app_bundle(dir: &Path, name: &str, bundle_id: &str, display: &str) -> PathBuf {
+pub(crate) fn make_app_bundle(dir: &Path, name: &str, bundle_id: &str, display: &str) -> PathBuf {
     let app = dir.join(format!("{name}.app"));
     std::fs::create_dir_all(&app).unwrap();
     let mut info = plist::Dictionary::new();
@@ -184,7 +196,7 @@ fn install_app_dir_zip_and_uninstall() {
         let work = tempfile::tempdir().unwrap();
         let app_dir = make_app_bundle(work.path(), "Demo", "com.example.demo", "Demo App");
         h.clear_log();
-        dev.install_app(&app_dir, None).await.unwrap();
+        dev.install_app(package(&app_dir), None).await.unwrap();
         h.assert_calls(&[(
             "xcrun",
             &["simctl", "install", U, app_dir.to_str().unwrap()],
@@ -216,7 +228,7 @@ fn install_app_dir_zip_and_uninstall() {
             z.finish().unwrap();
         }
         h.clear_log();
-        dev.install_app(&zip_path, None).await.unwrap();
+        dev.install_app(package(&zip_path), None).await.unwrap();
         let calls = h.commands();
         assert_eq!(calls.len(), 1);
         assert_eq!(&calls[0].argv[..3], &["simctl", "install", U]);
@@ -236,10 +248,14 @@ fn install_app_dir_zip_and_uninstall() {
         // An .ipa is a device build: refused before simctl runs.
         let ipa = work.path().join("Device.ipa");
         std::fs::write(&ipa, b"PK\x03\x04").unwrap();
-        let e = dev.install_app(&ipa, None).await.unwrap_err().to_string();
+        let e = dev
+            .install_app(package(&ipa), None)
+            .await
+            .unwrap_err()
+            .to_string();
         assert!(e.contains(".ipa") && e.contains("simulator"), "{e}");
         let e = dev
-            .install_app(&work.path().join("missing.app"), None)
+            .install_app(package(&work.path().join("missing.app")), None)
             .await
             .unwrap_err()
             .to_string();

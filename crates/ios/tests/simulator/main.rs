@@ -8,6 +8,7 @@
 
 mod apps;
 mod discovery;
+mod forwarding;
 mod media;
 mod profiles;
 mod screen;

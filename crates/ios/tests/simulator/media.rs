@@ -17,7 +17,7 @@ fn logs_filters_and_limit() {
         h.clear_log();
         let all = dev
             .logs(&LogQuery {
-                limit: 100,
+                limit: mobile_device::LogLimit::parse(100.0).unwrap(),
                 filters: vec![],
             })
             .await
@@ -32,7 +32,7 @@ fn logs_filters_and_limit() {
         assert_eq!(all[0].process.as_deref(), Some("SpringBoard"));
         let errors = dev
             .logs(&LogQuery {
-                limit: 10,
+                limit: mobile_device::LogLimit::parse(10.0).unwrap(),
                 filters: vec![LogFilter::parse("level=error").unwrap()],
             })
             .await
@@ -44,7 +44,7 @@ fn logs_filters_and_limit() {
         );
         let last = dev
             .logs(&LogQuery {
-                limit: 1,
+                limit: mobile_device::LogLimit::parse(1.0).unwrap(),
                 filters: vec![LogFilter::parse("process!=SpringBoard").unwrap()],
             })
             .await
@@ -65,11 +65,15 @@ fn recording_clipboard_and_location() {
         let out = tempfile::tempdir().unwrap();
         let video = out.path().join("clip.mp4");
         h.clear_log();
-        dev.start_recording(&RecordingOptions { time_limit: None })
-            .await
-            .unwrap();
+        dev.start_recording(&RecordingOptions {
+            time_limit: Default::default(),
+        })
+        .await
+        .unwrap();
         let again = dev
-            .start_recording(&RecordingOptions { time_limit: None })
+            .start_recording(&RecordingOptions {
+                time_limit: Default::default(),
+            })
             .await
             .unwrap_err();
         assert!(again.to_string().contains("already recording"), "{again}");
@@ -113,8 +117,8 @@ fn recording_clipboard_and_location() {
         dev.set_clipboard("copied 示例 \"text\"").await.unwrap();
         assert_eq!(dev.clipboard().await.unwrap(), "copied 示例 \"text\"");
         dev.set_location(Some(mobile_device::Location {
-            latitude: 37.3349,
-            longitude: -122.009,
+            latitude: mobile_device::Latitude::parse(37.3349).unwrap(),
+            longitude: mobile_device::Longitude::parse(-122.009).unwrap(),
         }))
         .await
         .unwrap();

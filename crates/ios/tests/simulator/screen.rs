@@ -157,7 +157,7 @@ fn screenshot_screen_size_and_orientation() {
             .await
             .unwrap();
         assert_eq!(shot.format, CaptureFormat::Png);
-        let (w, hgt) = mobile_ios::screen::png_dimensions(&shot.bytes).unwrap();
+        let (w, hgt) = mobile_ios::parse::png_dimensions(&shot.bytes).unwrap();
         if !real() {
             assert_eq!((w, hgt), (1206, 2622));
             let calls = h.commands();

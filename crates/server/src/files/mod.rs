@@ -15,8 +15,10 @@
 //! is created in it, a device backend writes into that open file (never a path), and the
 //! rename into place is relative to it. A folder of the path swapped for a link after the
 //! check therefore cannot redirect the write: the file lands in the folder that was
-//! checked, or the walk fails and nothing is written. A pushed file is opened the same
-//! way at check time and the backend reads the open file.
+//! checked, or the walk fails and nothing is written. A pushed file and an app package
+//! are opened the same way at check time and the backend reads the open file (an `.app`
+//! folder is copied then into a private folder, `package.rs`), so nothing swapped in
+//! after the check is read.
 //!
 //! Every local write goes through one [`WriteTarget`] (`write.rs`): the bytes go to a new
 //! temporary file in the target's folder (created exclusively and without following a
@@ -37,6 +39,7 @@
 //! system calls.
 
 mod dir;
+mod package;
 mod write;
 
 use std::fs::File;
@@ -230,23 +233,6 @@ impl FileRoots {
         let real = std::fs::canonicalize(&p).map_err(|_| format!("{shown} does not exist"))?;
         self.under_root(&real, &shown)?;
         Ok((shown, real))
-    }
-
-    /// Checks a path to be read by a backend that needs a path (an install: an iOS `.app`
-    /// is a folder): a folder, or a regular file with no other hard links. Returns its
-    /// real path.
-    pub(crate) fn check_read(&self, path: &str, exts: &[&str]) -> Result<PathBuf, String> {
-        let (shown, real) = self.resolve_read(path, exts)?;
-        let (Some(parent), Some(name)) = (real.parent(), real.file_name()) else {
-            return Err(format!("{shown} does not name a file"));
-        };
-        let dir = self.open_folder(parent, &shown)?;
-        match dir::entry(&dir, name) {
-            Ok(Entry::Folder | Entry::File { links: 1 }) => Ok(real),
-            Ok(Entry::File { .. }) => Err(write::hard_linked(&shown)),
-            Ok(Entry::Missing) => Err(format!("{shown} does not exist")),
-            _ => Err(format!("{shown} is not a regular file")),
-        }
     }
 
     /// Opens a file to be read (a push) through its checked folder's handle, without

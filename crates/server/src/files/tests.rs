@@ -77,10 +77,10 @@ fn writes_only_under_roots_with_the_right_extension() {
             .check_write(link.to_str().unwrap(), &["png"], true)
             .unwrap_err();
         assert!(e.contains("outside"), "{e}");
-        let e = roots.check_read(link.to_str().unwrap(), &[]).unwrap_err();
+        let e = roots.open_package(link.to_str().unwrap(), &[]).unwrap_err();
         assert!(e.contains("outside"), "{e}");
     }
-    let e = roots.check_read("", &[]).unwrap_err();
+    let e = roots.open_package("", &[]).unwrap_err();
     assert!(e.contains("empty"));
     std::fs::remove_dir_all(&root).ok();
     std::fs::remove_dir_all(&outside).ok();
@@ -152,7 +152,7 @@ fn files_with_other_hard_links_are_refused_to_write_and_to_read() {
     assert!(e.contains("other hard links"), "{e}");
     let e = roots.open_read(at).unwrap_err();
     assert!(e.contains("other hard links"), "{e}");
-    let e = roots.check_read(at, &[]).unwrap_err();
+    let e = roots.open_package(at, &[]).unwrap_err();
     assert!(e.contains("other hard links"), "{e}");
     assert_eq!(
         std::fs::read(outside.join("secret.txt")).unwrap(),
@@ -194,7 +194,7 @@ fn fifos_are_refused_without_blocking() {
     assert!(roots.open_read(at).unwrap_err().contains("not a file"));
     assert!(
         roots
-            .check_read(at, &[])
+            .open_package(at, &[])
             .unwrap_err()
             .contains("not a regular file")
     );

@@ -120,27 +120,29 @@ impl MobileServer {
         Parameters(p): Parameters<InstallAppParams>,
         ctx: RequestContext<RoleServer>,
     ) -> Outcome {
-        let path = self
-            .options
-            .files
-            .check_read(&p.path, &["apk", "app", "zip", "ipa"])?;
+        // Opened (a folder copied) now, once: the backend reads what was checked.
+        let files = self.options.files.clone();
+        let path = p.path.clone();
+        let opened = tokio::task::spawn_blocking(move || {
+            files.open_package(&path, &["apk", "app", "zip", "ipa"])
+        })
+        .await
+        .map_err(|e| e.to_string())??;
         let d = self.device(&ctx, &p.device).await?;
-        let name = path
-            .file_name()
-            .map(|n| n.to_string_lossy().into_owned())
-            .unwrap_or_default();
-        let (progress, forwarder) = self.progress_reporter(&ctx, format!("uploading {name}"));
+        let (progress, forwarder) =
+            self.progress_reporter(&ctx, format!("uploading {}", opened.package.name));
+        let real = opened.real.clone();
         let result = self
             .bounded(
                 &ctx,
                 "installing the app",
                 self.options.install_timeout,
-                d.install_app(&path, progress),
+                d.install_app(opened.package, progress),
             )
             .await;
         forwarder.finish().await;
         result?;
-        text(format!("Installed {}", path.display()))
+        text(format!("Installed {}", real.display()))
     }
 
     #[tool(

@@ -1,6 +1,6 @@
 //! `mobile_batch_commands`: several tool calls on one device in one request, each dispatched as
 //! its own call; screenshots among them return their images in order, and a `delay` step
-//! waits (at most [`MAX_DELAY_MS`]).
+//! waits (at most 10 s, `mobile_device::DelayMillis`).
 
 use rmcp::handler::server::wrapper::Parameters;
 use rmcp::model::{CallToolRequestParams, CallToolResponse, ContentBlock};
@@ -13,8 +13,6 @@ use crate::params::*;
 
 /// The name of the step that only waits.
 const DELAY: &str = "delay";
-/// The longest `delay` step, in milliseconds.
-const MAX_DELAY_MS: f64 = 10_000.0;
 
 /// A `delay` step's wait, checked before the batch runs.
 fn delay_of(
@@ -28,14 +26,7 @@ fn delay_of(
             i + 1
         ))
     })?;
-    if !(0.0..=MAX_DELAY_MS).contains(&p.duration) {
-        return Err(Failure(format!(
-            "Step {} (delay): duration must be 0 to {MAX_DELAY_MS} milliseconds, got {}",
-            i + 1,
-            p.duration
-        )));
-    }
-    Ok(std::time::Duration::from_millis(p.duration.round() as u64))
+    Ok(p.duration.get())
 }
 
 #[tool_router(router = batch_router, vis = "pub(crate)")]

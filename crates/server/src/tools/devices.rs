@@ -117,17 +117,10 @@ impl MobileServer {
         ctx: RequestContext<RoleServer>,
     ) -> Outcome {
         let loc = match (p.latitude, p.longitude) {
-            (Some(latitude), Some(longitude)) => {
-                if !(-90.0..=90.0).contains(&latitude) || !(-180.0..=180.0).contains(&longitude) {
-                    return Err(Failure(
-                        "latitude must be -90 to 90 and longitude -180 to 180".into(),
-                    ));
-                }
-                Some(Location {
-                    latitude,
-                    longitude,
-                })
-            }
+            (Some(latitude), Some(longitude)) => Some(Location {
+                latitude,
+                longitude,
+            }),
             (None, None) => None,
             _ => {
                 return Err(Failure(
@@ -140,7 +133,11 @@ impl MobileServer {
         self.run(&ctx, "setting the location", d.set_location(loc))
             .await?;
         match loc {
-            Some(l) => text(format!("Location set to {}, {}", l.latitude, l.longitude)),
+            Some(l) => text(format!(
+                "Location set to {}, {}",
+                l.latitude.get(),
+                l.longitude.get()
+            )),
             None => text("Mock location cleared"),
         }
     }

@@ -1,6 +1,5 @@
 //! The file transfer tools: copying files to and from the device.
 
-use mobile_device::DevicePath;
 use rmcp::handler::server::wrapper::Parameters;
 use rmcp::service::RequestContext;
 use rmcp::{RoleServer, tool, tool_router};
@@ -28,7 +27,7 @@ impl MobileServer {
     ) -> Outcome {
         // Opened now, through the checked folder; the backend reads the open file.
         let (file, local) = self.options.files.open_read(&p.local_path)?;
-        let remote = DevicePath::parse(&p.remote_path).map_err(|e| e.0)?;
+        let remote = p.remote_path;
         if !p.force && !remote.is_under("/sdcard") {
             return Err(Failure(format!(
                 "{remote} is outside /sdcard; pass force: true to write elsewhere on the device"
@@ -65,7 +64,7 @@ impl MobileServer {
         Parameters(p): Parameters<PullParams>,
         ctx: RequestContext<RoleServer>,
     ) -> Outcome {
-        let remote = DevicePath::parse(&p.remote_path).map_err(|e| e.0)?;
+        let remote = p.remote_path;
         let target = self
             .options
             .files

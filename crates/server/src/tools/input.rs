@@ -2,7 +2,9 @@
 
 use std::time::Duration;
 
-use mobile_device::{Button, excerpt, swipe_path};
+use mobile_device::{
+    Button, Device, DeviceError, GestureMillis, Point, ScreenSize, excerpt, swipe_path,
+};
 use rmcp::handler::server::wrapper::Parameters;
 use rmcp::service::RequestContext;
 use rmcp::{RoleServer, tool, tool_router};
@@ -86,17 +88,13 @@ impl MobileServer {
         ctx: RequestContext<RoleServer>,
     ) -> Outcome {
         let aim = p.target.required()?;
-        let ms = p.duration.unwrap_or(500.0);
-        if !(1.0..=10_000.0).contains(&ms) {
-            return Err(Failure(format!(
-                "duration must be 1 to 10000 milliseconds, got {ms}"
-            )));
-        }
+        let dur = p
+            .duration
+            .map_or(Duration::from_millis(500), GestureMillis::get);
         let d = self.device(&ctx, &p.device).await?;
         let turn = self.turn(&ctx, &d).await?;
         let (aimed, lookup) = self.aim(&ctx, &d, &[&aim]).await?;
         let (at, what) = (aimed[0].at, &aimed[0].what);
-        let dur = Duration::from_millis(ms.round() as u64);
         self.run(&ctx, "long pressing", d.long_press(at, dur))
             .await?;
         drop(turn);
@@ -249,18 +247,14 @@ impl MobileServer {
         Parameters(p): Parameters<DragParams>,
         ctx: RequestContext<RoleServer>,
     ) -> Outcome {
-        let ms = p.duration.unwrap_or(1000.0);
-        if !(1.0..=10_000.0).contains(&ms) {
-            return Err(Failure(format!(
-                "duration must be 1 to 10000 milliseconds, got {ms}"
-            )));
-        }
+        let dur = p
+            .duration
+            .map_or(Duration::from_millis(1000), GestureMillis::get);
         let (from_aim, to_aim) = (p.from.aim()?, p.to.aim()?);
         let d = self.device(&ctx, &p.device).await?;
         let turn = self.turn(&ctx, &d).await?;
         let (aimed, lookup) = self.aim(&ctx, &d, &[&from_aim, &to_aim]).await?;
         let (from, fw, to, tw) = (aimed[0].at, &aimed[0].what, aimed[1].at, &aimed[1].what);
-        let dur = Duration::from_millis(ms.round() as u64);
         self.run(&ctx, "dragging", d.drag(from, to, dur)).await?;
         drop(turn);
         let first = format!(

@@ -23,10 +23,6 @@ impl MobileServer {
         Parameters(p): Parameters<DeviceLogsParams>,
         ctx: RequestContext<RoleServer>,
     ) -> Outcome {
-        let limit = p.limit.unwrap_or(100);
-        if !(1..=10_000).contains(&limit) {
-            return Err(Failure(format!("limit must be 1 to 10000, got {limit}")));
-        }
         let filters = p
             .filter
             .unwrap_or_default()
@@ -46,7 +42,7 @@ impl MobileServer {
         };
         let d = self.device(&ctx, &p.device).await?;
         let query = LogQuery {
-            limit: limit as usize,
+            limit: p.limit.unwrap_or_default(),
             filters,
         };
         let _admitted = self.admit(&ctx, &d).await?;

@@ -1,7 +1,5 @@
 //! The screen recording tools: starting and stopping a recording.
 
-use std::time::Duration;
-
 use mobile_device::RecordingOptions;
 use rmcp::handler::server::wrapper::Parameters;
 use rmcp::service::RequestContext;
@@ -28,12 +26,6 @@ impl MobileServer {
         Parameters(p): Parameters<StartRecordingParams>,
         ctx: RequestContext<RoleServer>,
     ) -> Outcome {
-        let limit = p.time_limit.unwrap_or(180);
-        if !(1..=180).contains(&limit) {
-            return Err(Failure(format!(
-                "timeLimit must be 1 to 180 seconds, got {limit}"
-            )));
-        }
         let output = match &p.output {
             Some(o) => o.clone(),
             None => {
@@ -57,8 +49,9 @@ impl MobileServer {
         // checked folder; stopping writes it through its handle and moves it there.
         let staged = target.stage()?;
         let opts = RecordingOptions {
-            time_limit: Some(Duration::from_secs(limit as u64)),
+            time_limit: p.time_limit.unwrap_or_default(),
         };
+        let limit = opts.time_limit.secs();
         self.run(&ctx, "starting the recording", d.start_recording(&opts))
             .await?;
         self.recordings

@@ -17,6 +17,7 @@ mod filter_stdio;
 mod gestures;
 mod http;
 mod inflight;
+mod install_races;
 mod ios_e2e;
 mod local_writes;
 mod logging;

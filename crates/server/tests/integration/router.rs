@@ -2,7 +2,6 @@
 //! with a recording test double of `Device`. They show that every tool reaches the right
 //! trait method with decoded parameters, and that bad input becomes a clear `isError`.
 
-use std::path::Path;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -68,11 +67,8 @@ impl Device for Double {
         self.calls.push(format!("terminate_app {app}"));
         Ok(())
     }
-    async fn install_app(&self, path: &Path, _p: Option<ProgressFn>) -> Result<()> {
-        self.calls.push(format!(
-            "install_app {}",
-            path.file_name().unwrap().to_string_lossy()
-        ));
+    async fn install_app(&self, package: AppPackage, _p: Option<ProgressFn>) -> Result<()> {
+        self.calls.push(format!("install_app {}", package.name));
         Ok(())
     }
     async fn uninstall_app(&self, app: &AppId) -> Result<()> {
@@ -180,7 +176,7 @@ impl Device for Double {
     }
     async fn logs(&self, q: &LogQuery) -> Result<Vec<LogEntry>> {
         self.calls
-            .push(format!("logs {} {}", q.limit, q.filters.len()));
+            .push(format!("logs {} {}", q.limit.get(), q.filters.len()));
         Ok(vec![LogEntry {
             tag: Some("T".into()),
             message: "hello".into(),
@@ -209,10 +205,8 @@ impl Device for Double {
         Ok(4)
     }
     async fn start_recording(&self, o: &RecordingOptions) -> Result<()> {
-        self.calls.push(format!(
-            "start_recording {}",
-            o.time_limit.unwrap().as_secs()
-        ));
+        self.calls
+            .push(format!("start_recording {}", o.time_limit.secs()));
         Ok(())
     }
     async fn stop_recording(&self, _out: std::fs::File) -> Result<Recording> {
@@ -233,7 +227,7 @@ impl Device for Double {
     async fn set_location(&self, l: Option<Location>) -> Result<()> {
         self.calls.push(format!(
             "set_location {}",
-            l.map(|l| format!("{},{}", l.latitude, l.longitude))
+            l.map(|l| format!("{},{}", l.latitude.get(), l.longitude.get()))
                 .unwrap_or("clear".into())
         ));
         Ok(())
