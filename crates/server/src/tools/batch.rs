@@ -1,9 +1,14 @@
 //! `mobile_batch_commands`: several tool calls on one device in one request, each dispatched as
 //! its own call; screenshots among them return their images in order, and a `delay` step
 //! waits (at most 10 s, `mobile_device::DelayMillis`).
+//!
+//! A batch is bounded: at most [`MAX_STEPS`] steps, at most [`MAX_TOTAL_DELAY_MS`] of
+//! `delay` steps (both checked before anything runs), and [`BATCH_DEADLINE`] for the whole
+//! run (a step still running then is stopped and reported). A failed batch says first
+//! which step failed and why, then keeps what the earlier steps returned, images included.
 
 use rmcp::handler::server::wrapper::Parameters;
-use rmcp::model::{CallToolRequestParams, CallToolResponse, ContentBlock};
+use rmcp::model::{CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock};
 use rmcp::service::RequestContext;
 use rmcp::{RoleServer, tool, tool_router};
 use serde_json::Value;
@@ -13,6 +18,12 @@ use crate::params::*;
 
 /// The name of the step that only waits.
 const DELAY: &str = "delay";
+/// The most steps a batch takes.
+pub(crate) const MAX_STEPS: usize = 50;
+/// The most all `delay` steps of a batch may wait together, in milliseconds.
+const MAX_TOTAL_DELAY_MS: u128 = 30_000;
+/// The longest a whole batch runs; a step still running then is stopped.
+const BATCH_DEADLINE: std::time::Duration = std::time::Duration::from_secs(120);
 
 /// A `delay` step's wait, checked before the batch runs.
 fn delay_of(
@@ -33,7 +44,7 @@ fn delay_of(
 impl MobileServer {
     #[tool(
         name = "mobile_batch_commands",
-        description = "Run several tool calls on one device in order, in one request. Each step is {name, arguments} without `device`; a step {\"name\": \"delay\", \"arguments\": {\"duration\": MS}} waits up to 10000 ms. Screenshot steps return their images in order. Stops at the first error unless stopOnError is false. Nested batches are not allowed.",
+        description = "Run several tool calls on one device in order, in one request. Each step is {name, arguments} without `device`; a step {\"name\": \"delay\", \"arguments\": {\"duration\": MS}} waits up to 10000 ms. At most 50 steps, at most 30000 ms of delay steps in all, and 120 s for the whole batch. Screenshot steps return their images in order. Stops at the first error unless stopOnError is false; a failed batch says first which step failed and why, then what the earlier steps returned. Nested batches are not allowed.",
         annotations(
             title = "Batch",
             read_only_hint = false,
@@ -50,9 +61,16 @@ impl MobileServer {
         if p.steps.is_empty() {
             return Err(Failure("steps must hold at least one step".into()));
         }
+        if p.steps.len() > MAX_STEPS {
+            return Err(Failure(format!(
+                "A batch takes at most {MAX_STEPS} steps, and this one has {}; split it into several batches. Nothing was done.",
+                p.steps.len()
+            )));
+        }
+        let mut total_delay: u128 = 0;
         for (i, s) in p.steps.iter().enumerate() {
             if s.name == DELAY {
-                delay_of(i, s.arguments.as_ref())?;
+                total_delay += delay_of(i, s.arguments.as_ref())?.as_millis();
                 continue;
             }
             if s.name == "mobile_batch_commands" {
@@ -70,8 +88,14 @@ impl MobileServer {
                 )));
             }
         }
+        if total_delay > MAX_TOTAL_DELAY_MS {
+            return Err(Failure(format!(
+                "The delay steps of a batch may wait {MAX_TOTAL_DELAY_MS} ms in all, and these wait {total_delay} ms; split the batch or wait less. Nothing was done."
+            )));
+        }
+        let deadline = tokio::time::Instant::now() + BATCH_DEADLINE;
         let mut lines = Vec::new();
-        let mut failed = false;
+        let mut failures: Vec<String> = Vec::new();
         let mut steps: Vec<(String, serde_json::Map<String, Value>)> = p
             .steps
             .into_iter()
@@ -86,6 +110,7 @@ impl MobileServer {
         // Text and images in step order: the lines so far become a text block before
         // each step's images (one text block when no step returns an image).
         let mut content: Vec<ContentBlock> = Vec::new();
+        let total = steps.len();
         for (i, (name, mut args)) in steps.into_iter().enumerate() {
             if name == DELAY {
                 let wait = delay_of(i, Some(&args))?;
@@ -113,7 +138,17 @@ impl MobileServer {
                 args.insert("device".into(), Value::String(p.device.clone()));
             }
             let req = CallToolRequestParams::new(name.clone()).with_arguments(args);
-            let resp = Box::pin(self.dispatch(req, ctx.clone())).await;
+            let resp =
+                match tokio::time::timeout_at(deadline, Box::pin(self.dispatch(req, ctx.clone())))
+                    .await
+                {
+                    Ok(r) => r,
+                    Err(_) => Ok(CallToolResult::error(vec![ContentBlock::text(format!(
+                        "stopped: the batch ran out of its {} s",
+                        BATCH_DEADLINE.as_secs()
+                    ))])
+                    .into()),
+                };
             let mut images = Vec::new();
             let (ok, body) = match resp {
                 Ok(CallToolResponse::Complete(r)) => {
@@ -150,23 +185,35 @@ impl MobileServer {
                 content.extend(images);
             }
             if !ok {
-                failed = true;
+                failures.push(format!(
+                    "Step {} ({name}) failed: {}",
+                    i + 1,
+                    first_line(&body)
+                ));
                 if p.stop_on_error {
                     lines.push("Stopped at the first failure (stopOnError).".into());
                     break;
                 }
             }
+            if tokio::time::Instant::now() >= deadline && i + 1 < total {
+                failures.push(format!(
+                    "The batch ran out of its {} s after step {}; steps {} to {total} did not run",
+                    BATCH_DEADLINE.as_secs(),
+                    i + 1,
+                    i + 2
+                ));
+                break;
+            }
         }
-        if failed {
-            let mut all: Vec<String> = content
-                .iter()
-                .filter_map(|c| match c {
-                    ContentBlock::Text(t) => Some(t.text.clone()),
-                    _ => None,
-                })
-                .collect();
-            all.extend(lines);
-            return Err(Failure(all.join("\n")));
+        if !failures.is_empty() {
+            // What failed comes first (an error text is cut from its end), then
+            // everything the steps returned, in order, images included.
+            if !lines.is_empty() {
+                content.push(ContentBlock::text(lines.join("\n")));
+            }
+            let mut all = vec![ContentBlock::text(failures.join("\n"))];
+            all.extend(content);
+            return Ok(CallToolResult::error(all));
         }
         if content.is_empty() {
             return text(lines.join("\n"));
@@ -174,6 +221,18 @@ impl MobileServer {
         if !lines.is_empty() {
             content.push(ContentBlock::text(lines.join("\n")));
         }
-        Ok(rmcp::model::CallToolResult::success(content))
+        Ok(CallToolResult::success(content))
+    }
+}
+
+/// The first line of a step's text (its reason, for the failure summary), at most 300
+/// characters.
+fn first_line(body: &str) -> String {
+    let line = body.lines().next().unwrap_or("").trim();
+    let n = line.chars().count();
+    if n > 300 {
+        format!("{}…", line.chars().take(300).collect::<String>())
+    } else {
+        line.to_string()
     }
 }
