@@ -108,6 +108,12 @@ impl FileRoots {
         if path.contains('\0') {
             return Err("the path contains a NUL byte".to_string());
         }
+        if path.starts_with('~') {
+            return Err(format!(
+                "{}: `~` is not expanded here (no shell reads the path); give the full path of the folder instead",
+                excerpt(path)
+            ));
+        }
         let p = Path::new(path);
         Ok(if p.is_absolute() {
             p.to_path_buf()
@@ -219,6 +225,7 @@ impl FileRoots {
             dir_path,
             name,
             shown,
+            given: path.to_string(),
             overwrite,
         };
         target.may_replace()?;
@@ -255,6 +262,16 @@ impl FileRoots {
             Entry::File { .. } => Err(write::hard_linked(&shown)),
             _ => Err(format!("{shown} is not a file")),
         }
+    }
+}
+
+/// A real path to tell the caller: as it is, or, when it is not UTF-8 (a JSON string
+/// cannot carry it, and replacement characters would name another file), the path as the
+/// caller gave it, which leads to the same file.
+pub(crate) fn shown_path(real: &Path, given: &str) -> String {
+    match real.to_str() {
+        Some(p) => p.to_string(),
+        None => given.to_string(),
     }
 }
 

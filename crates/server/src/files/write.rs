@@ -24,6 +24,8 @@ pub(crate) struct WriteTarget {
     pub(super) dir_path: PathBuf,
     pub(super) name: OsString,
     pub(super) shown: String,
+    /// The path as the caller gave it, to name the file when its real path is not UTF-8.
+    pub(super) given: String,
     pub(super) overwrite: bool,
 }
 
@@ -34,6 +36,13 @@ impl WriteTarget {
     /// Where the file ends up (the folder's path when it was checked).
     pub(crate) fn path(&self) -> PathBuf {
         self.dir_path.join(&self.name)
+    }
+
+    /// The path to tell the caller: the real path, or, when that is not UTF-8 (a JSON
+    /// string cannot carry it, and replacement characters would name another file), the
+    /// path as the caller gave it, which leads to the same file.
+    pub(crate) fn shown_path(&self) -> String {
+        super::shown_path(&self.path(), &self.given)
     }
 
     /// Refuses what is in the way: anything but a regular file, a file with other hard
@@ -66,8 +75,9 @@ impl WriteTarget {
         )
     }
 
-    /// Writes `bytes` to a temporary file in the target's folder and moves it into place.
-    pub(crate) async fn write(self, bytes: Vec<u8>) -> Result<PathBuf, String> {
+    /// Writes `bytes` to a temporary file in the target's folder and moves it into place;
+    /// returns [`Self::shown_path`].
+    pub(crate) async fn write(self, bytes: Vec<u8>) -> Result<String, String> {
         tokio::task::spawn_blocking(move || {
             let mut staged = self.stage()?;
             let shown = staged.target.shown.clone();
@@ -85,21 +95,8 @@ impl WriteTarget {
     /// handle, for a writer that streams (a device backend writes [`Staged::file`]);
     /// [`Staged::commit`] moves it into place, and dropping it uncommitted removes it.
     pub(crate) fn stage(self) -> Result<Staged, String> {
-        let ext = Path::new(&self.name)
-            .extension()
-            .map(|e| format!(".{}", e.to_string_lossy()))
-            .unwrap_or_default();
         for _ in 0..8 {
-            let n = STAGED.fetch_add(1, Ordering::Relaxed);
-            let nanos = std::time::SystemTime::now()
-                .duration_since(std::time::UNIX_EPOCH)
-                .map(|d| d.subsec_nanos())
-                .unwrap_or_default();
-            let tmp = OsString::from(format!(
-                ".{}.{}-{n}-{nanos:x}.part{ext}",
-                self.name.to_string_lossy(),
-                std::process::id()
-            ));
+            let tmp = temporary_name(&self.name);
             match dir::create_new(&self.dir, &tmp) {
                 Ok(fd) => {
                     let id = rustix::fs::fstat(&fd)
@@ -129,6 +126,31 @@ impl WriteTarget {
             self.shown
         ))
     }
+}
+
+/// The longest extension a temporary name repeats.
+const MAX_TEMP_EXT: usize = 8;
+
+/// A new temporary name for a file about to become `name`: under 64 bytes whatever
+/// `name` is, so any name the file system takes (up to 255 bytes) can be written. It does
+/// not repeat the target's name; it keeps a short extension (`.mp4`), starts with a dot
+/// and ends the stem in `.part`.
+pub(super) fn temporary_name(name: &OsStr) -> OsString {
+    let ext = Path::new(name)
+        .extension()
+        .and_then(|e| e.to_str())
+        .filter(|e| e.len() <= MAX_TEMP_EXT && e.chars().all(|c| c.is_ascii_alphanumeric()))
+        .map(|e| format!(".{e}"))
+        .unwrap_or_default();
+    let n = STAGED.fetch_add(1, Ordering::Relaxed);
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.subsec_nanos())
+        .unwrap_or_default();
+    OsString::from(format!(
+        ".mcp-{:x}-{n:x}-{nanos:x}.part{ext}",
+        std::process::id()
+    ))
 }
 
 /// The refusal of a file with other hard links.
@@ -168,7 +190,8 @@ impl Staged {
     /// file appeared meanwhile; with it, a rename replaces the old file in one step (and
     /// replaces a link rather than following it). A file that gained other hard links
     /// since the check is refused.
-    pub(crate) fn commit(mut self) -> Result<PathBuf, String> {
+    /// Returns [`WriteTarget::shown_path`].
+    pub(crate) fn commit(mut self) -> Result<String, String> {
         let t = &self.target;
         if !self.still_ours() {
             return Err(format!(
@@ -210,7 +233,7 @@ impl Staged {
             }
         }
         self.done = true;
-        Ok(self.target.path())
+        Ok(self.target.shown_path())
     }
 }
 
