@@ -251,6 +251,9 @@ async fn main() -> anyhow::Result<()> {
     let (registry, _demo_phone) = registry(&cli)?;
     let registry = Arc::new(registry);
     let server = MobileServer::new(registry, options);
+    server
+        .check_tool_policy()
+        .map_err(|e| anyhow::anyhow!("{e}"))?;
 
     if let Some(listen) = &cli.listen {
         let auth_token = match &cli.auth_token_file {

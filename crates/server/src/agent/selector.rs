@@ -107,8 +107,9 @@ pub(crate) fn short(e: &Element) -> String {
     )
 }
 
-/// Levenshtein distance over characters, case-insensitive.
-fn distance(a: &str, b: &str) -> usize {
+/// Levenshtein distance over characters, case-insensitive (also the nearest tool name for
+/// a policy typo and the nearest app for a package that is not installed).
+pub(crate) fn distance(a: &str, b: &str) -> usize {
     let a: Vec<char> = a.to_lowercase().chars().collect();
     let b: Vec<char> = b.to_lowercase().chars().collect();
     let mut prev: Vec<usize> = (0..=b.len()).collect();
