@@ -152,7 +152,7 @@ impl DeviceRegistry {
         let Some(info) = listing.devices.iter().find(|d| d.id == id) else {
             let known: Vec<&str> = listing.devices.iter().map(|d| d.id.as_str()).collect();
             let hint = if known.is_empty() {
-                "No devices are connected".to_string()
+                nothing_found(&listing)
             } else {
                 format!("Known devices: {}", known.join(", "))
             };
@@ -202,9 +202,57 @@ impl DeviceRegistry {
         Ok(device)
     }
 
+    /// The id of the one usable device, for a call that names none: an error when no
+    /// device is usable (saying what was looked for and what failed, e.g. that no adb
+    /// server answered) or when several are (naming them).
+    pub async fn sole_device(&self) -> Result<String> {
+        let listing = self.list().await;
+        let usable: Vec<&DeviceInfo> = listing
+            .devices
+            .iter()
+            .filter(|d| d.state.is_usable())
+            .collect();
+        match usable.as_slice() {
+            [one] => Ok(one.id.clone()),
+            [] => Err(DeviceError::Backend {
+                message: "No `device` was given, and there is no device to use".to_string(),
+                hint: Some(if listing.devices.is_empty() {
+                    nothing_found(&listing)
+                } else {
+                    let states: Vec<String> = listing
+                        .devices
+                        .iter()
+                        .map(|d| format!("{} is {}", d.id, d.state))
+                        .collect();
+                    format!("None is usable: {}", states.join(", "))
+                }),
+                next: Some(NextStep::ListDevices),
+            }),
+            several => Err(DeviceError::InvalidInput(format!(
+                "No `device` was given and {} devices are connected ({}); pass device with one of them",
+                several.len(),
+                several
+                    .iter()
+                    .map(|d| d.id.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ))),
+        }
+    }
+
     fn cached(&self, id: &str) -> Option<Arc<dyn Device>> {
         let cache = self.cache.lock().unwrap_or_else(|p| p.into_inner());
         cache.get(id).and_then(|e| e.device.clone())
+    }
+}
+
+/// Why a listing holds no device: what each backend looked for and what failed (an adb
+/// server that did not answer, no xcrun), or that nothing is connected.
+fn nothing_found(listing: &Listing) -> String {
+    if listing.notes.is_empty() {
+        "No devices are connected".to_string()
+    } else {
+        format!("No device was found ({})", listing.notes.join("; "))
     }
 }
 
@@ -369,6 +417,38 @@ mod tests {
         assert_eq!(r.resolve("sim").await.unwrap().id(), "sim");
         assert_eq!(*android.opened.lock().unwrap(), vec!["phone of android"]);
         assert_eq!(*ios.opened.lock().unwrap(), vec!["sim of ios-simulator"]);
+    }
+
+    #[tokio::test]
+    async fn an_empty_listing_says_what_was_looked_for() {
+        let mut r = DeviceRegistry::new();
+        r.register(Arc::new(Backend {
+            ids: vec![],
+            opens: AtomicUsize::new(0),
+        }));
+        let e = r.resolve("zz").await.err().unwrap().to_string();
+        assert!(e.contains("looked at 127.0.0.1:5037"), "{e}");
+        assert!(!e.contains("No devices are connected"), "{e}");
+        let e = r.sole_device().await.err().unwrap().to_string();
+        assert!(e.starts_with("No `device` was given"), "{e}");
+        assert!(e.contains("looked at 127.0.0.1:5037"), "{e}");
+    }
+
+    #[tokio::test]
+    async fn the_sole_usable_device_is_chosen_and_several_are_named() {
+        let mut r = DeviceRegistry::new();
+        r.register(Arc::new(Backend {
+            ids: vec![("a", DeviceState::Online), ("b", DeviceState::Offline)],
+            opens: AtomicUsize::new(0),
+        }));
+        assert_eq!(r.sole_device().await.unwrap(), "a");
+        let mut r = DeviceRegistry::new();
+        r.register(Arc::new(Backend {
+            ids: vec![("a", DeviceState::Online), ("c", DeviceState::Online)],
+            opens: AtomicUsize::new(0),
+        }));
+        let e = r.sole_device().await.err().unwrap().to_string();
+        assert!(e.contains("2 devices are connected (a, c)"), "{e}");
     }
 
     #[tokio::test]

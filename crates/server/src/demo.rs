@@ -2,8 +2,16 @@
 //! adb-server front end on loopback, so the demo runs the same `AndroidBackend` code a real
 //! adb server gets (and needs no `adb` binary). Built only with the `demo` feature (on by
 //! default); without it `--demo` says so.
+//!
+//! The phone is attached as a USB device with a fixed serial ([`DEMO_SERIAL`]), so its
+//! device id is the same every time the server starts (a phone reached over the network
+//! would be listed by a `host:port` with a new port each time).
 
 use mobile_device::DeviceRegistry;
+
+/// The demo phone's serial number, and so its device id, on every start.
+#[cfg(feature = "demo")]
+pub(crate) const DEMO_SERIAL: &str = "virtual-pixel-7";
 
 /// Keeps the demo phone running while it lives.
 pub(crate) struct Demo {
@@ -21,15 +29,18 @@ pub(crate) fn start(registry: &mut DeviceRegistry) -> anyhow::Result<Demo> {
     use mobile_android::{AndroidBackend, AndroidConfig};
     use std::sync::Arc;
     use virtual_phone::{AdbFrontEnd, PhoneConfig, VirtualPhone};
-    let phone =
-        VirtualPhone::start(PhoneConfig::default()).context("could not start the demo phone")?;
-    let front_end =
-        AdbFrontEnd::start(&phone).context("could not start the demo phone's adb server")?;
-    tracing::info!(adb_server = %front_end.addr(), serial = %phone.serial(), "demo: virtual Android phone started");
+    let phone = VirtualPhone::start(PhoneConfig {
+        serial: Some(DEMO_SERIAL.to_string()),
+        ..PhoneConfig::default()
+    })
+    .context("could not start the demo phone")?;
+    let front_end = AdbFrontEnd::start_usb(&phone, "usb:1-1")
+        .context("could not start the demo phone's adb server")?;
+    tracing::info!(adb_server = %front_end.addr(), serial = %phone.device_serial(), "demo: virtual Android phone started");
     let config = AndroidConfig::only_server(front_end.addr());
     registry.register(Arc::new(DemoBackend {
         inner: AndroidBackend::new(config),
-        serial: phone.serial(),
+        serial: phone.device_serial(),
     }));
     Ok(Demo {
         _front_end: front_end,
@@ -39,7 +50,7 @@ pub(crate) fn start(registry: &mut DeviceRegistry) -> anyhow::Result<Demo> {
 
 /// The Android backend of the demo phone's adb server, listing the demo phone as what it
 /// is. The virtual phone answers as a real Pixel 7 would (its properties have no `qemu`,
-/// and adb lists it by a `host:port` serial, as a phone on the network), so the Android
+/// and adb lists it as a USB phone), so the Android
 /// backend takes it for a real device; a person trying `--demo` would then read
 /// "Pixel 7 (Android 14, real device, online)" about a phone that does not exist. Here it
 /// is an emulator (a phone in software) named "Virtual Pixel 7".

@@ -59,13 +59,33 @@ pub struct AdbFrontEnd {
 struct Served {
     phone: Arc<Shared>,
     serial: String,
+    /// A USB transport's device path (`usb:1-1`); `None` for the TCP transport `adb
+    /// connect` makes.
+    devpath: Option<String>,
     addr: SocketAddrV4,
     stop: Arc<AtomicBool>,
 }
 
 impl AdbFrontEnd {
-    /// Starts serving the adb host protocol for `phone` on `127.0.0.1:<ephemeral>`.
+    /// Starts serving the adb host protocol for `phone` on `127.0.0.1:<ephemeral>`, with
+    /// the phone as a TCP transport (as after `adb connect`): listed by its `host:port`.
     pub fn start(phone: &PhoneHandle) -> io::Result<AdbFrontEnd> {
+        Self::serve(phone, phone.serial(), None)
+    }
+
+    /// Starts serving `phone` as a USB transport: adb lists a USB device by its serial
+    /// number (the banner's `ro.serialno`, [`PhoneHandle::device_serial`], set with
+    /// `PhoneConfig::serial`), which stays the same across starts, with its device path
+    /// (`devpath`, e.g. `usb:1-1`) in the long listing, and `host-usb:` picks it.
+    pub fn start_usb(phone: &PhoneHandle, devpath: &str) -> io::Result<AdbFrontEnd> {
+        Self::serve(phone, phone.device_serial(), Some(devpath.to_string()))
+    }
+
+    fn serve(
+        phone: &PhoneHandle,
+        serial: String,
+        devpath: Option<String>,
+    ) -> io::Result<AdbFrontEnd> {
         let listener = bind_loopback()?;
         let addr = match listener.local_addr()? {
             SocketAddr::V4(a) => a,
@@ -74,7 +94,8 @@ impl AdbFrontEnd {
         let stop = Arc::new(AtomicBool::new(false));
         let served = Arc::new(Served {
             phone: phone.shared().clone(),
-            serial: phone.serial(),
+            serial,
+            devpath,
             addr,
             stop: stop.clone(),
         });
@@ -342,7 +363,7 @@ impl Served {
             "host-features" => Step::Reply(okay(HOST_FEATURES)),
             "version" => Step::Reply(okay(&format!("{ADB_SERVER_VERSION:04x}"))),
             "get-serialno" => about_device(self.serial.clone()),
-            "get-devpath" => about_device("unknown".into()),
+            "get-devpath" => about_device(self.devpath.clone().unwrap_or("unknown".into())),
             "get-state" => about_device("device".into()),
             _ => Step::Reply(fail("unknown host service")),
         }
@@ -357,7 +378,7 @@ impl Served {
         } else if let Some(serial) = &sel.serial {
             self.matches_target(serial)
         } else {
-            !sel.usb_only
+            !sel.usb_only || self.devpath.is_some()
         };
         if present && picked {
             return Ok(());
@@ -380,13 +401,12 @@ impl Served {
         if target == self.serial {
             return true;
         }
-        let address = target
-            .strip_prefix("tcp:")
-            .or_else(|| target.strip_prefix("udp:"))
-            .unwrap_or(target);
-        if let Some((host, port)) = parse_net_address(&self.serial, None)
-            && parse_net_address(address, Some(port)) == Some((host, port))
-        {
+        if let Some(devpath) = &self.devpath {
+            // A USB transport: no address to match; its device path names it too.
+            if target == devpath {
+                return true;
+            }
+        } else if self.matches_address(target) {
             return true;
         }
         let b = self.banner();
@@ -396,6 +416,17 @@ impl Served {
         qual("product:", &b.product)
             || qual("model:", &sanitize(&b.model, true))
             || qual("device:", &b.device)
+    }
+
+    /// A TCP transport's `[tcp:|udp:]HOST[:PORT]` match.
+    fn matches_address(&self, target: &str) -> bool {
+        let address = target
+            .strip_prefix("tcp:")
+            .or_else(|| target.strip_prefix("udp:"))
+            .unwrap_or(target);
+        parse_net_address(&self.serial, None).is_some_and(|(host, port)| {
+            parse_net_address(address, Some(port)) == Some((host, port))
+        })
     }
 
     /// `host:devices[-l]`: adb's `list_transports` with one transport (none once the phone stopped).
@@ -408,6 +439,10 @@ impl Served {
         }
         let b = self.banner();
         let mut line = format!("{:<22} {}", self.serial, "device");
+        if let Some(devpath) = &self.devpath {
+            line.push(' ');
+            line.push_str(devpath);
+        }
         for (key, value, alphanumeric) in [
             ("product:", &b.product, false),
             ("model:", &b.model, true),

@@ -1,6 +1,6 @@
 //! What a person trying `--demo` reads in the device list: the virtual phone is named and
 //! typed as the virtual phone it is, not as a real device (its properties are a real
-//! Pixel 7's and adb lists it by a `host:port` serial, like a phone on the network).
+//! Pixel 7's and adb lists it as a USB phone, by its serial number).
 
 use std::time::Duration;
 
