@@ -30,7 +30,7 @@ impl ToolPolicy {
             for n in names.iter().filter(|n| !known.contains(n)) {
                 let near = known
                     .iter()
-                    .min_by_key(|k| crate::selector::distance(n, k))
+                    .min_by_key(|k| crate::agent::distance(n, k))
                     .map(|k| format!(" (did you mean {k}?)"))
                     .unwrap_or_default();
                 bad.push(format!("{flag}: no tool is named {n:?}{near}"));

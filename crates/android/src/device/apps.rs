@@ -119,9 +119,13 @@ impl AndroidDevice {
                         )
                         .await?;
                     if output::MONKEY_LAUNCH.failed(&out) {
+                        // monkey's own output echoes its arguments; it says no more than
+                        // that no activity was found.
                         return Err(DeviceError::NotFound {
                             what: format!("A launchable app \"{pkg}\""),
-                            hint: Some(output::first_lines(&out)),
+                            hint: Some(
+                                "It is not installed, or it has no launcher activity".into(),
+                            ),
                             next: Some(NextStep::ListApps),
                         });
                     }
@@ -216,9 +220,20 @@ impl AndroidDevice {
         ))
     }
 
-    /// 1 round trip: `am force-stop PKG`.
+    /// 2 round trips: `pm path PKG` (an app that is not installed is an error: `am
+    /// force-stop` says nothing about a package it does not know), then `am force-stop PKG`.
     pub(super) async fn terminate_app(&self, app: &AppId) -> Result<()> {
         let pkg = Self::package(app)?;
+        let installed = self
+            .sh("stopping the app", command(&["pm", "path", pkg.as_str()])?)
+            .await?;
+        if !installed.lines().any(|l| l.starts_with("package:")) {
+            return Err(DeviceError::NotFound {
+                what: format!("An installed app \"{pkg}\""),
+                hint: Some("Nothing was stopped".into()),
+                next: Some(NextStep::ListApps),
+            });
+        }
         let out = self
             .sh(
                 "stopping the app",

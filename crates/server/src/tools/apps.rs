@@ -5,9 +5,14 @@ use rmcp::handler::server::wrapper::Parameters;
 use rmcp::service::RequestContext;
 use rmcp::{RoleServer, tool, tool_router};
 
-use super::{MobileServer, Outcome, structured, text};
+use std::sync::Arc;
+
+use mobile_device::{App, AppId, Device, DeviceError};
+
+use super::{Failure, MobileServer, Outcome, structured, text};
 use crate::output::*;
 use crate::params::*;
+use crate::agent::distance;
 
 #[tool_router(router = apps_router, vis = "pub(crate)")]
 impl MobileServer {
@@ -64,12 +69,15 @@ impl MobileServer {
     ) -> Outcome {
         let d = self.device(&ctx, &p.device).await?;
         let turn = self.turn(&ctx, &d).await?;
-        self.run(
-            &ctx,
-            "launching the app",
-            d.launch_app(&p.package_name, p.locale.as_ref()),
-        )
-        .await?;
+        let launched = self
+            .run(&ctx, "launching the app", async {
+                Ok(d.launch_app(&p.package_name, p.locale.as_ref()).await)
+            })
+            .await?;
+        if let Err(e) = launched {
+            drop(turn);
+            return Err(self.app_failure(&ctx, &d, &p.package_name, e).await);
+        }
         drop(turn);
         self.after_action(&ctx, &d, format!("Launched {}", p.package_name), &p.after)
             .await
@@ -77,7 +85,7 @@ impl MobileServer {
 
     #[tool(
         name = "mobile_terminate_app",
-        description = "Stop a running app (force-stop on Android). Unsaved state in the app is lost. Not an error if it was not running.",
+        description = "Stop a running app (force-stop on Android). Unsaved state in the app is lost. Not an error if it was not running; an error if it is not installed.",
         annotations(
             title = "Terminate app",
             read_only_hint = false,
@@ -93,12 +101,15 @@ impl MobileServer {
     ) -> Outcome {
         let d = self.device(&ctx, &p.device).await?;
         let turn = self.turn(&ctx, &d).await?;
-        self.run(
-            &ctx,
-            "terminating the app",
-            d.terminate_app(&p.package_name),
-        )
-        .await?;
+        let stopped = self
+            .run(&ctx, "terminating the app", async {
+                Ok(d.terminate_app(&p.package_name).await)
+            })
+            .await?;
+        if let Err(e) = stopped {
+            drop(turn);
+            return Err(self.app_failure(&ctx, &d, &p.package_name, e).await);
+        }
         drop(turn);
         self.after_action(&ctx, &d, format!("Terminated {}", p.package_name), &p.after)
             .await
@@ -142,7 +153,10 @@ impl MobileServer {
             .await;
         forwarder.finish().await;
         result?;
-        text(format!("Installed {}", real.display()))
+        text(format!(
+            "Installed {}",
+            crate::files::shown_path(&real, &p.path)
+        ))
     }
 
     #[tool(
@@ -192,4 +206,58 @@ impl MobileServer {
         self.after_action(&ctx, &d, format!("Opened {}", p.url), &p.after)
             .await
     }
+}
+
+impl MobileServer {
+    /// An app tool's failure. When the app was not found, the installed app the caller
+    /// most likely meant is named (an app's label given for its package, "Settings" for
+    /// `com.android.settings`, or a near spelling), at the cost of one app listing.
+    async fn app_failure(
+        &self,
+        ctx: &RequestContext<RoleServer>,
+        d: &Arc<dyn Device>,
+        given: &AppId,
+        e: DeviceError,
+    ) -> Failure {
+        let not_found = matches!(e, DeviceError::NotFound { .. });
+        let Failure(said) = e.into();
+        if !not_found {
+            return Failure(said);
+        }
+        let listed = self
+            .run(ctx, "listing apps", async { Ok(d.list_apps().await) })
+            .await;
+        match listed {
+            Ok(Ok(apps)) => match meant_app(given.as_str(), &apps) {
+                Some(a) => Failure(format!(
+                    "{said}. Did you mean {} ({})?",
+                    a.package_name, a.app_name
+                )),
+                None => Failure(said),
+            },
+            _ => Failure(said),
+        }
+    }
+}
+
+/// The installed app `given` most likely names: one whose label or package name's last
+/// part is `given` (ignoring case), else the nearest package name or label within a third
+/// of its length in edits.
+fn meant_app<'a>(given: &str, apps: &'a [App]) -> Option<&'a App> {
+    let last = |a: &App| a.package_name.rsplit('.').next().unwrap_or("").to_string();
+    if let Some(a) = apps
+        .iter()
+        .find(|a| a.app_name.eq_ignore_ascii_case(given) || last(a).eq_ignore_ascii_case(given))
+    {
+        return Some(a);
+    }
+    let limit = (given.chars().count() / 3).max(1);
+    apps.iter()
+        .map(|a| {
+            let d = distance(given, &a.package_name).min(distance(given, &a.app_name));
+            (d, a)
+        })
+        .filter(|(d, _)| *d <= limit)
+        .min_by_key(|(d, _)| *d)
+        .map(|(_, a)| a)
 }
