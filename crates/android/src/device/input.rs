@@ -28,13 +28,21 @@ fn keycode(button: Button) -> Option<String> {
         .then(|| format!("KEYCODE_{}", button.name()))
 }
 
+/// The longest `input text` argument sent in one command, in bytes. A shell command
+/// travels as the adb service name `shell:…`, which a request frames in four hex digits
+/// (65,535 bytes at most) and which adbd before protocol version 2 (Android 7) takes only
+/// up to its 4,096-byte `MAX_PAYLOAD_V1`; quoting can make an argument up to four times
+/// longer. Longer text is typed by several commands, one after the other.
+const MAX_INPUT_TEXT_ARG: usize = 900;
+
 /// Splits printable-ASCII text into `input text` arguments.
 ///
 /// `input text` turns `%s` into a space, so spaces are sent as `%s`; a literal `%`
 /// followed by `s` cannot be said inside one argument, so the text is cut between them
 /// and sent as two `input text` commands (in the same shell session). Newline and tab
-/// become key events.
-fn input_text_commands(text: &str) -> Result<Vec<Vec<String>>> {
+/// become key events. An argument is at most `MAX_INPUT_TEXT_ARG` bytes; longer text
+/// is cut into several commands.
+pub(crate) fn input_text_commands(text: &str) -> Result<Vec<Vec<String>>> {
     let mut cmds: Vec<Vec<String>> = Vec::new();
     let mut cur = String::new();
     let flush = |cur: &mut String, cmds: &mut Vec<Vec<String>>| {
@@ -81,6 +89,9 @@ fn input_text_commands(text: &str) -> Result<Vec<Vec<String>>> {
             }
         }
         prev_percent = c == '%';
+        if cur.len() >= MAX_INPUT_TEXT_ARG {
+            flush(&mut cur, &mut cmds);
+        }
     }
     flush(&mut cur, &mut cmds);
     Ok(cmds)

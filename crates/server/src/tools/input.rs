@@ -163,10 +163,14 @@ impl MobileServer {
         };
         let d = self.device(&ctx, &p.device).await?;
         let turn = self.turn(&ctx, &d).await?;
-        // A point is kept inside the screen by `swipe_path`, so only an element is looked up.
+        // A start point must lie on the screen, as a tap's (`swipe_path` then keeps the
+        // end inside it); an element is looked up.
         let (origin, what, lookup) = match aim {
             None => (None, String::new(), None),
-            Some(Aim::At(at)) => (Some(at), String::new(), None),
+            Some(Aim::At(at)) => {
+                self.on_screen(&ctx, &d, at).await?;
+                (Some(at), String::new(), None)
+            }
             Some(aim) => {
                 let (aimed, lookup) = self.aim(&ctx, &d, &[&aim]).await?;
                 (Some(aimed[0].at), aimed[0].what.clone(), lookup)
