@@ -175,7 +175,8 @@ impl Rect {
 // which stay as they are; the names say what these are.
 #[allow(missing_docs)]
 pub struct Element {
-    /// `@eN`: pass it as `ref` to tap this element. Valid until the screen changes.
+    /// `@eN`: pass it as `ref` to tap this element. It keeps naming this element in later
+    /// lists while the element is on screen; once it has gone, the ref is refused.
     #[serde(rename = "ref")]
     pub reference: String,
     /// Full class or role, e.g. `android.widget.Button` or `Button`.

@@ -24,6 +24,7 @@
 //! `tracing` (logs to stderr or a file, never stdout).
 
 mod agent;
+mod arg_errors;
 mod boundary;
 mod files;
 mod http;

@@ -393,8 +393,9 @@ pub(crate) struct BatchStep {
 pub(crate) struct BatchParams {
     /// The device id from mobile_list_available_devices.
     pub device: String,
-    /// Tool calls to run in order on the device (at least one).
-    #[schemars(length(min = 1))]
+    /// Tool calls to run in order on the device (1 to 50; delay steps at most 30000 ms in
+    /// all; the whole batch at most 120 s).
+    #[schemars(length(min = 1, max = 50))]
     pub steps: Vec<BatchStep>,
     /// Stop at the first failing step (default true).
     #[serde(default = "yes", rename = "stopOnError")]
@@ -410,7 +411,10 @@ fn yes() -> bool {
 
 /// A screen region: an element ref, or a rectangle in screen coordinates.
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
-#[serde(untagged)]
+#[serde(
+    untagged,
+    expecting = "clip must be an element ref (\"@e5\"), a rectangle {\"x\", \"y\", \"width\", \"height\"} in screen coordinates, or {\"text\" | \"id\" | \"label\", \"match\"} naming an element"
+)]
 pub(crate) enum ClipParam {
     /// An element ref from mobile_list_elements_on_screen, e.g. "@e5": that element's bounds.
     Ref(String),
@@ -439,7 +443,10 @@ pub(crate) struct ClipRect {
 
 /// One end of a drag: an element ref, or x and y in screen coordinates.
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
-#[serde(untagged)]
+#[serde(
+    untagged,
+    expecting = "from and to must each be an element ref (\"@e5\"), {\"x\", \"y\"} in screen coordinates, or {\"text\" | \"id\" | \"label\", \"match\"} naming an element"
+)]
 pub(crate) enum DragEnd {
     /// An element ref from mobile_list_elements_on_screen, e.g. "@e5": its centre.
     Ref(String),

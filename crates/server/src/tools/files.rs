@@ -44,7 +44,7 @@ impl MobileServer {
             .await?;
         text(format!(
             "Pushed {} ({n} bytes) to {remote}",
-            local.display()
+            crate::files::shown_path(&local, &p.local_path)
         ))
     }
 
@@ -83,9 +83,6 @@ impl MobileServer {
             )
             .await?;
         let local = staged.commit()?;
-        text(format!(
-            "Pulled {remote} ({n} bytes) to {}",
-            local.display()
-        ))
+        text(format!("Pulled {remote} ({n} bytes) to {local}"))
     }
 }

@@ -53,11 +53,7 @@ impl MobileServer {
         let mut rendered = list.render();
         if let Some(target) = save {
             let path = target.write(format!("{rendered}\n").into_bytes()).await?;
-            rendered = format!(
-                "Saved {} lines to {}\n{rendered}",
-                list.lines.len(),
-                path.display()
-            );
+            rendered = format!("Saved {} lines to {}\n{rendered}", list.lines.len(), path);
         }
         structured(rendered, &list)
     }

@@ -196,6 +196,7 @@ impl MobileServer {
                 schema::sanitize(Arc::make_mut(out));
             }
             debug_assert!(attr.name.len() <= TOOL_NAME_MAX);
+            device_optional(attr);
             if options.tools.read_only
                 && let Some((_, arg)) = LOCAL_OUTPUT_ARGS.iter().find(|(t, _)| *t == attr.name)
             {
@@ -293,6 +294,19 @@ impl MobileServer {
         ))
     }
 
+    /// Refuses a tool policy that names a tool this server does not have (see
+    /// [`ToolPolicy::check_names`]); the binary stops at start with this text.
+    pub fn check_tool_policy(&self) -> Result<(), String> {
+        let mut known: Vec<String> = self
+            .router
+            .list_all()
+            .into_iter()
+            .map(|t| t.name.to_string())
+            .collect();
+        known.sort();
+        self.options.tools.check_names(&known)
+    }
+
     /// Every tool this server lists, after the policy.
     pub fn tools(&self) -> Vec<Tool> {
         self.router
@@ -388,30 +402,6 @@ impl MobileServer {
         }
     }
 
-    fn invalid_arguments_hint(&self, name: &str) -> String {
-        let Some(tool) = self.router.get(name) else {
-            return String::new();
-        };
-        let required: Vec<String> = tool
-            .input_schema
-            .get("required")
-            .and_then(Value::as_array)
-            .map(|r| {
-                r.iter()
-                    .filter_map(|v| v.as_str().map(str::to_string))
-                    .collect()
-            })
-            .unwrap_or_default();
-        if required.is_empty() {
-            String::new()
-        } else {
-            format!(
-                " {name} needs {}; see its input schema in tools/list.",
-                required.join(", ")
-            )
-        }
-    }
-
     async fn dispatch(
         &self,
         request: CallToolRequestParams,
@@ -425,11 +415,41 @@ impl MobileServer {
                 CallToolResult::error(vec![ContentBlock::text(format!("Refused: {why}."))]).into(),
             );
         }
+        let mut request = request;
+        // A tool that takes a device, called without one, gets the one device there is.
+        let mut chosen = None;
+        if let Some(tool) = self.router.get(&name)
+            && takes_device(tool)
+            && request
+                .arguments
+                .as_ref()
+                .is_none_or(|a| a.get("device").is_none_or(Value::is_null))
+        {
+            let sole = tokio::select! {
+                r = self.registry.sole_device() => r,
+                _ = ctx.ct.cancelled() => Err(DeviceError::Cancelled { what: "finding the device".into() }),
+            };
+            match sole {
+                Ok(id) => {
+                    request
+                        .arguments
+                        .get_or_insert_with(Default::default)
+                        .insert("device".into(), Value::String(id.clone()));
+                    chosen = Some(id);
+                }
+                Err(e) => {
+                    let Failure(why) = e.into();
+                    return Ok(CallToolResult::error(vec![ContentBlock::text(why)]).into());
+                }
+            }
+        }
         let args = request
             .arguments
             .as_ref()
             .map(|a| crate::redact::for_log(&Value::Object(a.clone())))
             .unwrap_or(Value::Null);
+        // Kept to word a decoding error (which argument, what it must be).
+        let given = request.arguments.clone().unwrap_or_default();
         let started = std::time::Instant::now();
         let unknown = self
             .router
@@ -453,18 +473,55 @@ impl MobileServer {
             && r.is_error == Some(true)
             && let Some(ContentBlock::Text(t)) = r.content.first_mut()
         {
-            // serde's messages echo the offending value, which may be huge.
-            if let Some(rest) = t.text.strip_prefix("failed to deserialize parameters: ") {
+            // serde's messages are for programmers and echo the offending value, which
+            // may be huge: they are reworded, naming the argument.
+            if let Some(rest) = t.text.strip_prefix("failed to deserialize parameters: ")
+                && let Some(tool) = self.router.get(&name)
+            {
                 let mut rest = rest.to_string();
                 bounded_error(&mut rest);
-                t.text = format!(
-                    "Invalid arguments: {rest}.{}",
-                    self.invalid_arguments_hint(&name)
-                );
+                t.text = crate::arg_errors::plain(tool, &given, &rest);
             }
+            t.text = crate::arg_errors::short_numbers(&t.text);
             bounded_error(&mut t.text);
         }
+        if let (Some(id), CallToolResponse::Complete(r)) = (chosen, &mut resp) {
+            r.content.push(ContentBlock::text(format!(
+                "Device: {id} (the only one connected; no device was given)"
+            )));
+        }
         Ok(resp)
+    }
+}
+
+/// Whether a tool takes a `device` argument (every tool but the device listing).
+fn takes_device(tool: &Tool) -> bool {
+    tool.input_schema
+        .get("properties")
+        .and_then(Value::as_object)
+        .is_some_and(|p| p.contains_key("device"))
+}
+
+/// What the schema says of `device`: optional, since the one device there is is used.
+const DEVICE_DESCRIPTION: &str = "The device id from mobile_list_available_devices. May be left out when exactly one device is connected: that one is used, and the result names it.";
+
+/// Makes `device` optional in a tool's input schema (see [`MobileServer::dispatch`]).
+fn device_optional(attr: &mut Tool) {
+    if !takes_device(attr) {
+        return;
+    }
+    let schema = Arc::make_mut(&mut attr.input_schema);
+    if let Some(Value::Array(req)) = schema.get_mut("required") {
+        req.retain(|r| r != "device");
+        if req.is_empty() {
+            schema.remove("required");
+        }
+    }
+    if let Some(Value::Object(device)) = schema
+        .get_mut("properties")
+        .and_then(|p| p.get_mut("device"))
+    {
+        device.insert("description".into(), Value::from(DEVICE_DESCRIPTION));
     }
 }
 
@@ -504,7 +561,7 @@ impl ServerHandler for MobileServer {
         );
         info.server_info = Implementation::new("mobile-mcp", env!("CARGO_PKG_VERSION"));
         info.instructions = Some(
-            "Operate Android phones and iOS simulators. Start with mobile_list_available_devices and pass the device id to every other tool. Read the screen with mobile_list_elements_on_screen (tap elements by ref) and use mobile_take_screenshot when the layout matters."
+            "Operate Android phones and iOS simulators. Start with mobile_list_available_devices and pass the device id to every other tool (it may be left out when exactly one device is connected). Read the screen with mobile_list_elements_on_screen (tap elements by ref) and use mobile_take_screenshot when the layout matters."
                 .to_string(),
         );
         info

@@ -12,7 +12,7 @@ use crate::params::*;
 impl MobileServer {
     #[tool(
         name = "mobile_start_screen_recording",
-        description = "Start recording the screen to an .mp4 on this machine (default: a new file in the temp directory; an existing file is replaced only with overwrite: true). Stop with mobile_stop_screen_recording.",
+        description = "Start recording the screen to an .mp4 on this machine (default: a new file in the temp directory; an existing file is replaced only with overwrite: true). The file is written when you stop the recording with mobile_stop_screen_recording, not before.",
         annotations(
             title = "Start recording",
             read_only_hint = false,
@@ -43,7 +43,7 @@ impl MobileServer {
             .options
             .files
             .check_write(&output, &["mp4"], p.overwrite)?;
-        let path = target.path();
+        let path = target.shown_path();
         let d = self.device(&ctx, &p.device).await?;
         // The video goes to a temporary file beside the target, created now in the
         // checked folder; stopping writes it through its handle and moves it there.
@@ -59,8 +59,7 @@ impl MobileServer {
             .unwrap_or_else(|e| e.into_inner())
             .insert(d.id().to_string(), staged);
         text(format!(
-            "Recording started; it will be written to {} (at most {limit} s). Stop it with mobile_stop_screen_recording.",
-            path.display()
+            "Recording started (at most {limit} s). Nothing is written until you call mobile_stop_screen_recording: it then saves the video to {path}."
         ))
     }
 
@@ -103,8 +102,7 @@ impl MobileServer {
         // On failure the staged file is dropped (removed); the target was never touched.
         let path = staged.commit()?;
         text(format!(
-            "Recording saved to {} ({:.2} MB, about {} s)",
-            path.display(),
+            "Recording saved to {path} ({:.2} MB, about {} s)",
             r.bytes as f64 / 1_000_000.0,
             r.duration.as_secs()
         ))

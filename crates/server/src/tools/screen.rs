@@ -18,7 +18,7 @@ use crate::params::*;
 impl MobileServer {
     #[tool(
         name = "mobile_list_elements_on_screen",
-        description = "List the elements on screen with a ref (@eN), type, text, label, id and position. Refs stay valid until the screen changes; tap one with mobile_click_on_screen_at_coordinates and `ref`. Cheaper and more exact than a screenshot.",
+        description = "List the elements on screen with a ref (@eN), type, text, label, id and position. A ref keeps naming the same element in later lists and actions, wherever it moves; a ref whose element has left the screen (or can no longer be told from look-alikes) is refused, never moved to another element. Tap one with mobile_click_on_screen_at_coordinates and `ref`. Cheaper and more exact than a screenshot.",
         annotations(title = "List elements", read_only_hint = true, destructive_hint = false, idempotent_hint = true, open_world_hint = false),
         output_schema = schema_for_output::<ElementList>()
     )]
@@ -135,11 +135,7 @@ impl MobileServer {
         let path = target.write(img.bytes).await?;
         text(format!(
             "Saved a {}x{} screenshot ({} bytes) to {}. {}",
-            width,
-            height,
-            size,
-            path.display(),
-            mapping
+            width, height, size, path, mapping
         ))
     }
 
@@ -177,7 +173,7 @@ impl MobileServer {
             Some(target) => {
                 let n = dump.len();
                 let path = target.write(dump.into_bytes()).await?;
-                text(format!("Wrote {n} bytes to {}", path.display()))
+                text(format!("Wrote {n} bytes to {path}"))
             }
             None => text(dump),
         }

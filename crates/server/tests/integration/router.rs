@@ -617,12 +617,12 @@ async fn bad_input_is_a_clear_error_and_reaches_no_device() {
         (
             "mobile_launch_app",
             json!({"device": "double-1"}),
-            "missing field `packageName`",
+            "mobile_launch_app needs packageName",
         ),
         (
             "mobile_launch_app",
-            json!({"packageName": "com.x"}),
-            "mobile_launch_app needs device, packageName",
+            json!({"device": 5, "packageName": "com.x"}),
+            "device must be text",
         ),
         (
             "mobile_press_button",
