@@ -44,8 +44,8 @@ mod wait;
 
 pub(crate) use aim::{Aim, Lookup, coord};
 pub(crate) use observe::Observations;
-pub(crate) use turn::Turns;
 pub(crate) use selector::distance;
+pub(crate) use turn::Turns;
 
 /// The longest settle wait a call may ask for.
 const MAX_SETTLE: Duration = Duration::from_secs(30);

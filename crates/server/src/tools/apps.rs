@@ -10,9 +10,9 @@ use std::sync::Arc;
 use mobile_device::{App, AppId, Device, DeviceError};
 
 use super::{Failure, MobileServer, Outcome, structured, text};
+use crate::agent::distance;
 use crate::output::*;
 use crate::params::*;
-use crate::agent::distance;
 
 #[tool_router(router = apps_router, vis = "pub(crate)")]
 impl MobileServer {
