@@ -1,15 +1,19 @@
 #!/usr/bin/env bash
 # The one test command: formatting, lints, the build without the demo feature, the docs,
 # and the whole test suite.
-# Installs what it needs on a fresh machine (the Debian `adb`, `tesseract-ocr` and
-# `tesseract-ocr-chi-sim` packages; the pinned MCP clients for the interop and
+# Installs what it needs on a fresh machine (the Debian `adb`, `tesseract-ocr`,
+# `tesseract-ocr-chi-sim`, `smali` and `dexdump` packages; the pinned MCP clients for the interop and
 # conformance runs, once, into .cache/). Usage: scripts/test.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 # Debian packages the tests use: `adb` (the real adb server, for the virtual-phone tests)
-# and `tesseract-ocr` with `tesseract-ocr-chi-sim` (reading text back from screenshots).
+# and `tesseract-ocr` with `tesseract-ocr-chi-sim` (reading text back from screenshots),
+# `smali` and `dexdump` (rebuilding the on-device helper and checking it, in
+# crates/android/tests/helper_dex.rs).
 missing=()
+command -v smali >/dev/null 2>&1 || missing+=(smali)
+command -v dexdump >/dev/null 2>&1 || missing+=(dexdump)
 command -v adb >/dev/null 2>&1 || missing+=(adb)
 command -v tesseract >/dev/null 2>&1 || missing+=(tesseract-ocr)
 # The Simplified Chinese model, so the OCR test also reads the CJK fallback glyphs.

@@ -21,6 +21,9 @@
 //!   work that stops when its caller drops it), `adb::output` (the one place that reads a
 //!   command's output for failure).
 //! - `capture`: raw frame or PNG, chosen by measurement per device.
+//! - `helper`: the on-device helper (a dex written here in smali, pushed
+//!   once per device by content hash, started with `app_process`) and its protocol; it
+//!   reaches the clipboard, through which non-ASCII text is pasted (`device::unicode`).
 //! - [`parse`] has the pure parsers of device output, tested against `fixtures/android/`
 //!   (public for the benches and `fuzz/`); `quote` is the one shell quoter, the only
 //!   maker of a `ShellLine`.
@@ -46,13 +49,14 @@
 //! call is dropped) are written once, in the repository's `ARCHITECTURE.md`.
 //!
 //! Crates used: `adb_client` (adb server protocol for files and installs), `roxmltree`
-//! (uiautomator XML), `base64` (text for the ADBKeyboard IME).
+//! (uiautomator XML), `base64` (text to and from the on-device helper).
 
 mod adb;
 mod backend;
 mod capture;
 mod config;
 mod device;
+mod helper;
 pub mod parse;
 mod quote;
 

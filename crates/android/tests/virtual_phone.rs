@@ -194,31 +194,39 @@ async fn every_method_through_a_private_adb_server() {
         assert_eq!(typed, text);
         assert!(phone.injections().is_empty(), "{:?}", phone.injections());
 
-        // Non-ASCII needs an IME the phone does not have: a clear error, nothing sent to input.
+        // Non-ASCII is pasted through the clipboard by the on-device helper; with no field
+        // focused there is nowhere to paste: a clear error, the clipboard untouched.
         phone.clear_log();
+        phone.update_state(|s| s.clipboard = "the user's copy".into());
         let e = d.type_text("héllo 日本").await.unwrap_err();
-        assert!(matches!(e, DeviceError::Unsupported { .. }), "{e}");
-        assert!(e.to_string().contains("ADBKeyboard"), "{e}");
-        assert!(argvs(&phone).iter().all(|a| a[0] != "input"));
+        assert!(e.to_string().contains("no field has the focus"), "{e}");
+        assert!(argvs(&phone).iter().all(|a| a[0] != "input" && a[0] != "env"));
+        assert!(phone.state().clip.calls.is_empty());
 
-        // With the ADBKeyboard IME installed and current, non-ASCII goes to it as base64.
-        let dir0 = tempfile::tempdir().unwrap();
-        let ime_apk = dir0.path().join("ime.apk");
-        std::fs::write(&ime_apk, virtual_phone::fake_apk("com.android.adbkeyboard", "ADBKeyboard")).unwrap();
-        d.install_app(package(&ime_apk), None).await.unwrap();
+        // Focused: the text lands in the field, the user's clip is back, no `input text`.
         phone.update_state(|s| {
-            s.settings
-                .entry("secure".into())
-                .or_default()
-                .insert("default_input_method".into(), "com.android.adbkeyboard/.AdbIME".into());
+            let _ = s.start_activity("com.example.notes", None);
+            s.stack.last_mut().unwrap().screen = "editor".into();
+            s.focus(Some("com.example.notes:id/body_input".into()));
         });
         phone.clear_log();
         d.type_text("héllo 日本").await.unwrap();
+        let st = phone.state();
+        assert_eq!(st.focused_text().as_deref(), Some("héllo 日本"));
+        assert_eq!(st.clipboard, "the user's copy");
         let got = argvs(&phone);
-        assert_eq!(
-            got.last().unwrap(),
-            &v(&["am", "broadcast", "-a", "ADB_INPUT_B64", "--es", "msg", "aMOpbGxvIOaXpeacrA=="])
+        assert!(got.contains(&v(&["input", "keyevent", "KEYCODE_PASTE"])), "{got:?}");
+        assert!(got.iter().all(|a| !(a[0] == "input" && a[1] == "text")), "{got:?}");
+        assert!(
+            got.iter().any(|a| a[0] == "env" && a[1].starts_with("CLASSPATH=/data/local/tmp/mobile-mcp-helper-") && a[2] == "app_process"),
+            "{got:?}"
         );
+        assert!(phone.injections().is_empty(), "{:?}", phone.injections());
+
+        // The clipboard, both ways.
+        d.set_clipboard("copié 📋").await.unwrap();
+        assert_eq!(phone.state().clipboard, "copié 📋");
+        assert_eq!(d.clipboard().await.unwrap(), "copié 📋");
 
         // Gestures and keys.
         phone.update_state(|s| s.input_events.clear());

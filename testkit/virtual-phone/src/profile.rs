@@ -61,6 +61,9 @@ pub struct Profile {
     pub native_crash: bool,
     /// What the virtual clock and input records hold (see [`Clock`]).
     pub clock: Clock,
+    /// `/system/bin/app_process` is not there for the shell (a locked-down build): the
+    /// shell answers `inaccessible or not found` (`commands/app_process.rs`).
+    pub no_app_process: bool,
 }
 
 impl Default for Profile {
@@ -77,6 +80,7 @@ impl Default for Profile {
             other_uiautomation: false,
             native_crash: false,
             clock: Clock::default(),
+            no_app_process: false,
         }
     }
 }

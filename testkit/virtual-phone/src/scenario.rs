@@ -648,6 +648,7 @@ pub fn default_state() -> PhoneState {
             override_density: None,
         },
         clipboard: String::new(),
+        clip: Default::default(),
         logcat,
         crash_log,
         files: BTreeMap::new(),

@@ -151,9 +151,6 @@ pub(crate) const AM_START: Rule = Rule::Shell(&["Error"]);
 /// `am force-stop PKG`.
 pub(crate) const AM_FORCE_STOP: Rule = Rule::Shell(&["Error", "Exception"]);
 
-/// `am broadcast` (text to the ADBKeyboard IME).
-pub(crate) const AM_BROADCAST: Rule = Rule::Shell(&["Error", "Exception"]);
-
 /// `settings put`.
 pub(crate) const SETTINGS_PUT: Rule = Rule::Shell(&["Exception", "Error"]);
 

@@ -2,15 +2,12 @@
 
 use std::time::Duration;
 
-use base64::Engine as _;
 use mobile_device::{Button, DeviceError, Platform, Point, Result};
 
 use super::AndroidDevice;
 use crate::adb::output;
 use crate::quote::command;
 
-/// The package of the ADBKeyboard IME, the route for non-ASCII text.
-const ADB_KEYBOARD: &str = "com.android.adbkeyboard";
 
 /// A local file for a script on its way to the device, unique in this process.
 /// `input` prints nothing on success; anything that looks like an error is reported.
@@ -105,19 +102,6 @@ fn input_text_decode(arg: &str) -> String {
 }
 
 impl AndroidDevice {
-    async fn adb_keyboard_state(&self) -> Result<(bool, bool)> {
-        let out = self
-            .sh_pair(
-                "checking the keyboard",
-                command(&["settings", "get", "secure", "default_input_method"])?,
-                command(&["pm", "path", ADB_KEYBOARD])?,
-            )
-            .await?;
-        let active = out.lines().next().unwrap_or("").contains(ADB_KEYBOARD);
-        let installed = !output::PM_PATH.failed(&out);
-        Ok((active, installed))
-    }
-
     /// 1 round trip: `input tap X Y`.
     pub(super) async fn tap(&self, at: Point) -> Result<()> {
         let [x, y] = Self::point_args(at)?;
@@ -201,10 +185,8 @@ impl AndroidDevice {
     }
 
     /// ASCII: 1 round trip `input text ARG` (one more per `%s` cut and per newline or
-    /// tab key event; see [`input_text_commands`]). Other text: 2 round trips to check
-    /// for the ADBKeyboard IME (`settings get secure default_input_method`, `pm path`),
-    /// then 1 broadcast
-    /// `am broadcast -a ADB_INPUT_B64 --es msg BASE64` to it.
+    /// tab key event; see [`input_text_commands`]). Other text is pasted through the
+    /// clipboard by the on-device helper and checked in the field (`unicode.rs`).
     pub(super) async fn type_text(&self, text: &str) -> Result<()> {
         if text.is_empty() {
             return Ok(());
@@ -222,46 +204,7 @@ impl AndroidDevice {
                 .collect::<Result<Vec<_>>>()?;
             return self.input_all("typing text", &cmds).await;
         }
-        let (active, installed) = self.adb_keyboard_state().await?;
-        if !active {
-            let hint = if installed {
-                format!(
-                    "ADBKeyboard is installed but not the current keyboard: run `adb shell ime enable {ADB_KEYBOARD}/.AdbIME` and `adb shell ime set {ADB_KEYBOARD}/.AdbIME`"
-                )
-            } else {
-                format!(
-                    "install the ADBKeyboard IME ({ADB_KEYBOARD}) and make it the current keyboard (`ime enable` / `ime set {ADB_KEYBOARD}/.AdbIME`)"
-                )
-            };
-            return Err(DeviceError::unsupported_with_hint(
-                "typing non-ASCII text",
-                Platform::Android,
-                format!("`input text` only types ASCII; {hint}"),
-            ));
-        }
-        let b64 = base64::engine::general_purpose::STANDARD.encode(text.as_bytes());
-        let out = {
-            let _turn = self.input.lock().await;
-            self.sh(
-                "typing text",
-                command(&[
-                    "am",
-                    "broadcast",
-                    "-a",
-                    "ADB_INPUT_B64",
-                    "--es",
-                    "msg",
-                    &b64,
-                ])?,
-            )
-            .await?
-        };
-        if let Err(said) = output::AM_BROADCAST.check(&out) {
-            return Err(DeviceError::backend(format!(
-                "ADBKeyboard did not accept the text: {said}"
-            )));
-        }
-        Ok(())
+        self.type_unicode(text).await
     }
 
     /// 1 round trip: `input keyevent KEYCODE_…`.

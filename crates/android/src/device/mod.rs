@@ -8,7 +8,8 @@
 //!
 //! The `Device` impl here only delegates: each method is an inherent method of the same
 //! name in its area's file (`apps`, `screen`, `input`, `files`, `logs`,
-//! `recording`, `location`, `unsupported`, `gestures` (drag), `fold`), whose doc comment
+//! `recording`, `location`, `unicode` (non-ASCII text and the clipboard, through the
+//! on-device helper), `gestures` (drag), `fold`), whose doc comment
 //! lists its device commands;
 //! `errors` words adb failures.
 
@@ -44,7 +45,7 @@ mod logs;
 mod recording;
 mod screen;
 mod settle;
-mod unsupported;
+mod unicode;
 
 pub(crate) use errors::adb_error;
 

@@ -102,7 +102,7 @@ impl AndroidDevice {
     /// (`DumpCommand`'s `waitForIdle` timeout), so it is tried [`IDLE_TRIES`] times; another
     /// UiAutomation client holding the connection, [`BUSY_TRIES`] times; a momentary null
     /// root up to [`TRIES`] times. Each ends in a hint saying what is wrong.
-    async fn uiautomator_xml(&self) -> Result<String> {
+    pub(super) async fn uiautomator_xml(&self) -> Result<String> {
         let tty = command(&["uiautomator", "dump", "/dev/tty"])?;
         let tmp = "/data/local/tmp/mobile-mcp-ui.xml";
         let file_route = [

@@ -12,6 +12,7 @@ mod annotations_doc;
 mod batch_limits;
 mod big_install;
 mod demo_listing;
+mod demo_typing;
 mod faults;
 mod file_roots;
 mod filter_stdio;

@@ -67,3 +67,64 @@ async fn stock_android_device() {
     .await
     .expect("finished within 10 minutes");
 }
+
+/// CJK, Arabic and emoji into a real text field (Settings' search box, on any stock image
+/// with the Settings search), read back from the screen's elements; the clipboard set
+/// before is the clipboard after. Not run from the development machine (no device there).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "needs MOBILE_MCP_TEST_SERIAL and a real device or emulator"]
+async fn any_language_into_a_real_text_field() {
+    let serial = std::env::var("MOBILE_MCP_TEST_SERIAL")
+        .expect("set MOBILE_MCP_TEST_SERIAL to the device's adb serial");
+    tokio::time::timeout(Duration::from_secs(600), async {
+        let mcp = McpChild::spawn(crate::SERVER, &[], &[]).await;
+        let dev = json!(serial);
+        mcp.ok(
+            "mobile_clipboard",
+            json!({"device": dev, "text": "copied before"}),
+        )
+        .await;
+        for text in ["你好，世界", "مرحبا", "👋🏽 café"] {
+            mcp.ok(
+                "mobile_launch_app",
+                json!({"device": dev, "packageName": "com.android.settings"}),
+            )
+            .await;
+            tokio::time::sleep(Duration::from_secs(2)).await;
+            mcp.ok(
+                "mobile_click_on_screen_at_coordinates",
+                json!({"device": dev, "text": "Search", "match": "contains"}),
+            )
+            .await;
+            tokio::time::sleep(Duration::from_secs(2)).await;
+            mcp.ok(
+                "mobile_type_keys",
+                json!({"device": dev, "text": text, "submit": false}),
+            )
+            .await;
+            let r = mcp
+                .call("mobile_list_elements_on_screen", json!({"device": dev}))
+                .await;
+            let elements = r.structured_content.unwrap()["elements"].clone();
+            assert!(
+                elements
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .any(|e| e["text"] == text),
+                "{text:?} not in a field: {elements}"
+            );
+            assert_eq!(
+                mcp.ok("mobile_clipboard", json!({"device": dev})).await,
+                "copied before"
+            );
+            mcp.ok(
+                "mobile_press_button",
+                json!({"device": dev, "button": "HOME"}),
+            )
+            .await;
+        }
+    })
+    .await
+    .expect("finished within 10 minutes");
+}

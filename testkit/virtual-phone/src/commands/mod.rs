@@ -16,6 +16,7 @@ use crate::state::*;
 use crate::uixml;
 
 mod am;
+mod app_process;
 pub(crate) mod device_state;
 mod drag;
 mod dumpsys;
@@ -280,6 +281,8 @@ pub(crate) fn run(ctx: &mut Ctx, argv: &[String]) -> Res {
         "ps" => ps(ctx, args),
         "pkill" | "kill" => kill(ctx, name, args),
         "appops" => location::appops(ctx, args),
+        "env" => app_process::env(ctx, args),
+        "app_process" | "app_process64" | "app_process32" => app_process::app_process(ctx, args),
         "md5sum" | "sha1sum" => hash::hashsum(ctx, name, args),
         "date" => ctx
             .print(&format!("{}\n", format_date(now_ms(), true)))

@@ -10,6 +10,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use serde::{Deserialize, Serialize};
 
 mod actions;
+pub mod clipboard;
 mod dialog;
 pub mod location;
 
@@ -414,6 +415,8 @@ pub struct PhoneState {
     pub display: Display,
     /// The clipboard's text.
     pub clipboard: String,
+    /// The clipboard service's other state ([`clipboard`]).
+    pub clip: clipboard::ClipService,
     /// The `main` log buffer.
     pub logcat: Vec<LogLine>,
     /// The `crash` log buffer.

@@ -1,5 +1,5 @@
-//! Device-wide tools on profiles: the mock location through `cmd location` (Android 12+),
-//! the clipboard `cmd clipboard` cannot reach, and `ps -o` naming the log's processes.
+//! Device-wide tools on profiles: the mock location through `cmd location` (Android 12+)
+//! and `ps -o` naming the log's processes (the clipboard is in `unicode.rs`).
 
 use super::*;
 
@@ -83,31 +83,6 @@ async fn set_location_on_android_12_works_and_on_11_and_10_says_what_is_needed()
                 "{:?}",
                 argvs(&r.phone)
             );
-        }
-    })
-    .await;
-}
-
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn clipboard_is_refused_on_every_release_never_a_silent_success() {
-    bounded(async {
-        for sdk in [26, 29, 34] {
-            let r = rig(Profile::android(sdk)).await;
-            let res = r
-                .mcp
-                .call(
-                    "mobile_clipboard",
-                    json!({"device": r.dev, "text": "copied text"}),
-                )
-                .await;
-            let t = err_text(&res);
-            assert!(t.contains("No shell command implementation"), "{t}");
-            assert_ne!(r.phone.state().clipboard, "copied text");
-            let res = r
-                .mcp
-                .call("mobile_clipboard", json!({"device": r.dev}))
-                .await;
-            err_text(&res);
         }
     })
     .await;

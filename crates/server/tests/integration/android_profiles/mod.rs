@@ -15,6 +15,7 @@ use virtual_phone::state::{InputEvent, PhoneState};
 mod apps;
 mod device;
 mod screen;
+mod unicode;
 
 const DEADLINE: Duration = Duration::from_secs(240);
 
