@@ -218,7 +218,7 @@ async fn every_method_through_a_private_adb_server() {
         assert!(got.contains(&v(&["input", "keyevent", "KEYCODE_PASTE"])), "{got:?}");
         assert!(got.iter().all(|a| !(a[0] == "input" && a[1] == "text")), "{got:?}");
         assert!(
-            got.iter().any(|a| a[0] == "env" && a[1].starts_with("CLASSPATH=/data/local/tmp/mobile-mcp-helper-") && a[2] == "app_process"),
+            got.iter().any(|a| a[0] == "env" && a[1].starts_with("CLASSPATH=/data/local/tmp/mobilemcp-helper-") && a[2] == "app_process"),
             "{got:?}"
         );
         assert!(phone.injections().is_empty(), "{:?}", phone.injections());

@@ -13,7 +13,10 @@ fn esc(s: &str) -> String {
             '>' => out.push_str("&gt;"),
             '"' => out.push_str("&quot;"),
             '\'' => out.push_str("&apos;"),
-            c if (c as u32) < 0x20 && c != '\n' && c != '\t' => out.push('?'),
+            // KXmlSerializer.writeEscaped: in an attribute, tab, newline and carriage
+            // return are written as character references, so a reader keeps them.
+            '\t' | '\n' | '\r' => out.push_str(&format!("&#{};", c as u32)),
+            c if (c as u32) < 0x20 => out.push('?'),
             c => out.push(c),
         }
     }

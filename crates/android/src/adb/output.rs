@@ -184,9 +184,6 @@ pub(crate) const PM_UNINSTALL_NOT_THERE: Rule =
 /// `cmd package install -S SIZE` (the streamed install's reply).
 pub(crate) const PM_INSTALL: Rule = Rule::StartsWith("Success");
 
-/// `pm path PKG`: prints `package:PATH` for an installed package.
-pub(crate) const PM_PATH: Rule = Rule::SucceedsWith("package:");
-
 /// A failed pull (the sync `RECV`): the device file is missing when the error says so.
 pub(crate) const PULL_NO_FILE: Rule = Rule::FailsOn(&["No such file", "does not exist", "FAIL"]);
 

@@ -12,8 +12,10 @@
 //! VERB [ARG]` (AOSP `app_main.cpp`; the same start scrcpy's server uses), as the shell user
 //! (uid 2000, package `com.android.shell`). It prints one line and exits; nothing stays
 //! running, so there is nothing to stop. Text travels as base64 of its UTF-8 bytes, one
-//! shell word (quoted by [`crate::quote`] like every argument). The verbs ([`Verb`]) and
-//! the replies ([`Reply`]) are the whole protocol; the smali file's header says the same.
+//! shell word (quoted by [`crate::quote`] like every argument). The verbs this crate uses
+//! ([`Verb`]) and the replies ([`Reply`]) are the protocol; the smali file's header lists
+//! them all (also `version`, which answers `mobile-mcp-helper 1`, for a person checking a
+//! device by hand).
 //!
 //! Room to grow: a later verb can keep the process alive and speak over its stdin/stdout
 //! (faster input injection through `InputManager`, a UI tree without `uiautomator dump`);
@@ -34,9 +36,6 @@ pub(crate) const DEX: &[u8] = include_bytes!("../../helper/mobile-mcp-helper.dex
 /// The class `app_process` starts.
 pub(crate) const CLASS: &str = "mobile.mcp.Helper";
 
-/// The first line `version` answers.
-pub(crate) const VERSION: &str = "mobile-mcp-helper 1";
-
 /// The most UTF-8 bytes one `clip-set` carries (its base64 is 4/3 of that): well under the
 /// 64 KiB a host-protocol request can hold and adbd's 256 KiB packets (Android 7+).
 pub(crate) const MAX_CLIP_BYTES: usize = 16 * 1024;
@@ -55,17 +54,16 @@ const fn fnv1a(bytes: &[u8]) -> u64 {
 
 const HASH: u64 = fnv1a(DEX);
 
-/// Where the helper lives on a device: `/data/local/tmp/mobile-mcp-helper-HASH.dex`.
+/// Where the helper lives on a device: `/data/local/tmp/mobilemcp-helper-HASH.dex`. Not
+/// `mobile-mcp-…`: that prefix marks this crate's transient files, which are always
+/// removed; the helper stays for the next call.
 pub(crate) fn remote_path() -> String {
-    format!("/data/local/tmp/mobile-mcp-helper-{HASH:016x}.dex")
+    format!("/data/local/tmp/mobilemcp-helper-{HASH:016x}.dex")
 }
 
 /// One call of the helper.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Verb<'a> {
-    /// `version`: proves the helper starts.
-    #[cfg_attr(not(test), allow(dead_code))]
-    Version,
     /// `clip-get`: the primary clip's text, if any.
     ClipGet,
     /// `clip-set BASE64`: a plain-text clip (no SystemUI overlay on Android 13+).
@@ -80,7 +78,6 @@ pub(crate) fn command_line(verb: Verb) -> Result<String> {
     let mut argv = vec!["env", &class_path, "app_process", "/", CLASS];
     let b64;
     match verb {
-        Verb::Version => argv.push("version"),
         Verb::ClipGet => argv.push("clip-get"),
         Verb::ClipClear => argv.push("clip-clear"),
         Verb::ClipSet(text) => {
@@ -105,8 +102,6 @@ pub(crate) enum Reply {
     Done,
     /// `clip:BASE64` (`Some`) or `clip-none`.
     Clip(Option<String>),
-    /// The `version` line.
-    Version(String),
 }
 
 /// Why a call gave no reply.
@@ -139,9 +134,6 @@ pub(crate) fn parse_reply(out: &str) -> std::result::Result<Reply, Failure> {
             return Ok(Reply::Clip(Some(
                 String::from_utf8_lossy(&bytes).into_owned(),
             )));
-        }
-        if line.starts_with(VERSION) {
-            return Ok(Reply::Version(line.to_string()));
         }
         if let Some(e) = line.strip_prefix("error: ") {
             return Err(Failure::Helper(e.to_string()));
@@ -188,10 +180,10 @@ mod tests {
     fn the_dex_is_the_built_helper_and_its_name_holds_its_hash() {
         assert!(DEX.starts_with(b"dex\n037\0"), "dex 037 (API 24)");
         let path = remote_path();
-        assert!(path.starts_with("/data/local/tmp/mobile-mcp-helper-"));
+        assert!(path.starts_with("/data/local/tmp/mobilemcp-helper-"));
         assert_eq!(
             path.len(),
-            "/data/local/tmp/mobile-mcp-helper-".len() + 16 + 4
+            "/data/local/tmp/mobilemcp-helper-".len() + 16 + 4
         );
         assert_ne!(fnv1a(DEX), fnv1a(&DEX[1..]));
     }

@@ -108,7 +108,7 @@ async fn any_language_is_typed_exactly_and_the_users_clip_is_back_on_8_10_13_and
                 .state()
                 .files
                 .keys()
-                .filter(|k| k.contains("mobile-mcp-helper-"))
+                .filter(|k| k.contains("mobilemcp-helper-"))
                 .cloned()
                 .collect();
             assert_eq!(helpers.len(), 1, "{helpers:?}");
@@ -164,7 +164,7 @@ async fn a_damaged_helper_is_pushed_again_and_typing_still_works() {
             .state()
             .files
             .keys()
-            .find(|k| k.contains("mobile-mcp-helper-"))
+            .find(|k| k.contains("mobilemcp-helper-"))
             .cloned()
             .unwrap();
         let good = r.phone.state().files[&path].data.clone();

@@ -1,5 +1,5 @@
 # mobile-mcp's on-device helper: started from the adb shell with
-#   app_process -cp /data/local/tmp/mobile-mcp-helper-HASH.dex / mobile.mcp.Helper VERB [ARG]
+#   env CLASSPATH=/data/local/tmp/mobilemcp-helper-HASH.dex app_process / mobile.mcp.Helper VERB [ARG]
 # it runs as the shell user (uid 2000, package com.android.shell), says one line on stdout
 # and exits. Written here in smali (assembled by scripts/build-helper.sh); no third-party code.
 #
