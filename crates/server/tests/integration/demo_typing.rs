@@ -68,7 +68,7 @@ async fn the_demo_phone_takes_any_language_and_keeps_the_clipboard() {
                 .unwrap()
                 .iter()
                 .find(|e| {
-                    e["id"]
+                    e["identifier"]
                         .as_str()
                         .is_some_and(|id| id.ends_with("body_input"))
                 })
