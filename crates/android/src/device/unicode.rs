@@ -123,7 +123,7 @@ impl AndroidDevice {
     }
 
     async fn clip_get(&self, what: &str) -> Result<Option<String>> {
-        match self.helper_call(what, Verb::ClipGet).await? {
+        match self.helper_call(what, Verb::Get).await? {
             Reply::Clip(c) => Ok(c),
             other => Err(DeviceError::backend(format!(
                 "{what}: the helper answered {other:?} to clip-get"
@@ -133,8 +133,8 @@ impl AndroidDevice {
 
     async fn clip_put(&self, what: &str, clip: Option<&str>) -> Result<()> {
         let verb = match clip {
-            Some(t) => Verb::ClipSet(t),
-            None => Verb::ClipClear,
+            Some(t) => Verb::Set(t),
+            None => Verb::Clear,
         };
         match self.helper_call(what, verb).await? {
             Reply::Done => Ok(()),

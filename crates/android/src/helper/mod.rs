@@ -65,11 +65,11 @@ pub(crate) fn remote_path() -> String {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Verb<'a> {
     /// `clip-get`: the primary clip's text, if any.
-    ClipGet,
+    Get,
     /// `clip-set BASE64`: a plain-text clip (no SystemUI overlay on Android 13+).
-    ClipSet(&'a str),
+    Set(&'a str),
     /// `clip-clear`: no clip (`clearPrimaryClip`, or an empty clip before Android 9).
-    ClipClear,
+    Clear,
 }
 
 /// The shell command line of one call.
@@ -78,9 +78,9 @@ pub(crate) fn command_line(verb: Verb) -> Result<String> {
     let mut argv = vec!["env", &class_path, "app_process", "/", CLASS];
     let b64;
     match verb {
-        Verb::ClipGet => argv.push("clip-get"),
-        Verb::ClipClear => argv.push("clip-clear"),
-        Verb::ClipSet(text) => {
+        Verb::Get => argv.push("clip-get"),
+        Verb::Clear => argv.push("clip-clear"),
+        Verb::Set(text) => {
             if text.len() > MAX_CLIP_BYTES {
                 return Err(DeviceError::invalid(format!(
                     "the clipboard text is {} bytes of UTF-8; at most {MAX_CLIP_BYTES} go in one clip",
@@ -190,7 +190,7 @@ mod tests {
 
     #[test]
     fn a_call_is_one_quoted_argv_with_the_text_as_base64() {
-        let line = command_line(Verb::ClipSet("你好 'x' $(id)")).unwrap();
+        let line = command_line(Verb::Set("你好 'x' $(id)")).unwrap();
         let words = split_words(&line).unwrap();
         assert_eq!(
             words[..5],
@@ -208,7 +208,7 @@ mod tests {
             .unwrap();
         assert_eq!(String::from_utf8(back).unwrap(), "你好 'x' $(id)");
         let long = "字".repeat(MAX_CLIP_BYTES / 3 + 1);
-        assert!(command_line(Verb::ClipSet(&long)).is_err());
+        assert!(command_line(Verb::Set(&long)).is_err());
     }
 
     #[test]

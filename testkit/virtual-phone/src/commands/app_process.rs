@@ -182,7 +182,8 @@ fn op_allowed(s: &PhoneState, op: &str) -> bool {
 fn clip_get(s: &mut PhoneState) -> String {
     s.clip.calls.push("getPrimaryClip".into());
     // Android 10+: the shell holds READ_CLIPBOARD_IN_BACKGROUND, so no focus is needed.
-    if !op_allowed(s, "READ_CLIPBOARD") || !(s.clip.has_clip || !s.clipboard.is_empty()) {
+    let present = s.clip.has_clip || !s.clipboard.is_empty();
+    if !op_allowed(s, "READ_CLIPBOARD") || !present {
         return "clip-none".into();
     }
     format!(
