@@ -3,8 +3,8 @@
 workflow's build jobs (macOS and Linux runners with nothing but python3).
 
 Starts `BINARY --demo`, speaks newline-delimited JSON-RPC over stdio: initialize, lists the
-devices (the demo phone must be there), takes a screenshot (a JPEG must come back), and
-closes stdin (the server must exit 0). Standard library only; not a general MCP client
+devices (the demo phone must be there), takes a screenshot (a JPEG must come back), prints
+the server's resident memory on Linux, and closes stdin (the server must exit 0). Standard library only; not a general MCP client
 (scripts/interop.sh runs the real ones).
 
 Usage: smoke.py BINARY
@@ -12,6 +12,7 @@ Usage: smoke.py BINARY
 
 import base64
 import json
+import os
 import subprocess
 import sys
 
@@ -49,6 +50,10 @@ def main(binary: str) -> int:
     images = [c for c in shot["content"] if c["type"] == "image"]
     assert images and base64.b64decode(images[0]["data"])[:2] == b"\xff\xd8", shot
     print(f"demo phone {devices[0]['id']}: listed, screenshot {len(images[0]['data'])} base64 bytes")
+    status = f"/proc/{server.pid}/status"
+    if os.path.exists(status):  # Linux: the server's memory, demo phone included
+        fields = dict(line.split(":", 1) for line in open(status))
+        print(f"resident: {fields['VmRSS'].strip()} (peak {fields['VmHWM'].strip()})")
     server.stdin.close()
     code = server.wait(timeout=30)
     assert code == 0, f"exit status {code}"

@@ -3,7 +3,7 @@
 # and the whole test suite.
 # Installs what it needs on a fresh machine (the Debian `adb`, `tesseract-ocr`,
 # `tesseract-ocr-chi-sim`, `smali` and `dexdump` packages; the pinned MCP clients for the interop and
-# conformance runs, once, into .cache/). Usage: scripts/test.sh
+# conformance runs and the packaging tools, once, into .cache/). Usage: scripts/test.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -71,6 +71,12 @@ scripts/interop.sh
 
 echo "== MCP conformance suite (Streamable HTTP)"
 scripts/conformance.sh
+
+# Builds the release binary once (cargo zigbuild, glibc 2.17) and proves its packages:
+# npx from a loopback npm registry, uvx from the wheel, the MCP Bundle, server.json against
+# the registry's schema, actionlint on the workflows (docs/packaging.md).
+echo "== packages: npm, PyPI wheel, MCP Bundle, server.json, workflows"
+scripts/package-check.sh
 
 if [ -x scripts/bench.sh ]; then
   echo "== benchmark smoke run (one iteration, ours only)"

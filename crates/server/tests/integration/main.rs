@@ -28,6 +28,7 @@ mod ocr;
 mod path_cases;
 mod phone_rig;
 mod real_device;
+mod release_version;
 mod router;
 mod screenshots;
 mod stdio_backpressure;

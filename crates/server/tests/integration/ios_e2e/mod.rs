@@ -8,7 +8,7 @@
 //!   user's `xcrun`/`idb` (their `MOBILE_MCP_XCRUN`/`MOBILE_MCP_IDB` if set, else `PATH`).
 //!   Effects are checked through what the simulator itself offers: `simctl spawn UDID
 //!   launchctl list` for running apps, `simctl listapps` for installs, the screenshot's
-//!   decoded size. Never run from here (no Mac); see README.
+//!   decoded size. Never run from here (no Mac); see docs/verification.md.
 //!
 //! What a mode may expect of its device is one [`Expect`] value, and how it looks at an
 //! effect is one method of [`Mac`]; the test bodies are the same for both modes.
