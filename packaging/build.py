@@ -126,7 +126,7 @@ def npm_platform_package(meta: dict, key: str, binary: Path, work: Path, out: Pa
     target.chmod(0o755)
     package = {"name": f"{meta['npm']}-{key}",
                **common_fields(meta, f"The mobile-mcp binary for {key}; installed by {meta['npm']}"),
-               "os": [spec["os"]], "cpu": [spec["cpu"]], "files": ["bin/"]}
+               "os": [spec["os"]], "cpu": [spec["cpu"]], "files": ["bin/", *LICENSES]}
     if "libc" in spec:
         package["libc"] = [spec["libc"]]
     (folder / "package.json").write_text(json.dumps(package, indent=2) + "\n")
@@ -147,7 +147,7 @@ def npm_launcher(meta: dict, work: Path, out: Path) -> Path:
         **common_fields(meta, meta["server"]["description"]),
         "mcpName": meta["server"]["name"],
         "bin": {name: "bin/mobile-mcp.js", "mobile-mcp": "bin/mobile-mcp.js"},
-        "files": ["bin/"],
+        "files": ["bin/", *LICENSES],
         "engines": {"node": ">=18"},
         # Every platform, so the same launcher works wherever one of them is published.
         "optionalDependencies": {f"{name}-{key}": meta["version"] for key in PLATFORMS},
