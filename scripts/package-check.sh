@@ -148,6 +148,7 @@ packages:
     publish: \$authenticated
 web:
   enable: false
+max_body_size: 200mb
 log: { type: stdout, format: pretty, level: warn }
 YAML
   PATH=$NODE_BIN:$PATH "$NODE_MODULES/.bin/verdaccio" --config "$WORK/verdaccio/config.yaml" \
