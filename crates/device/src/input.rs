@@ -238,7 +238,7 @@ pub(crate) const FORBIDDEN_SCHEMES: &[&str] = &[
 ];
 
 /// A URL to open on the device. Deserialization checks its shape and refuses the
-/// [`FORBIDDEN_SCHEMES`]; [`UrlPolicy::check`] then applies the configured scheme list.
+/// `FORBIDDEN_SCHEMES`; [`UrlPolicy::check`] then applies the configured scheme list.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct DeviceUrl {
     url: String,

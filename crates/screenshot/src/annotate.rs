@@ -61,7 +61,7 @@ fn label_style(px: f32) -> text::Style {
     text::Style::new(px, [r, g, b, 255]).medium()
 }
 
-/// Like [`crate::clip::process_clip`] (or [`crate::process`] without a clip), with
+/// Like [`crate::clip::process_clip`] (or [`crate::process()`] without a clip), with
 /// `marks` drawn onto the image before it is encoded. Marks are in the capture's screen
 /// pixels (not the clip's); those outside the clip are left out.
 ///

@@ -180,7 +180,7 @@ pub(crate) struct PressButtonParams {
 pub(crate) struct OpenUrlParams {
     /// The device id from mobile_list_available_devices.
     pub device: String,
-    /// The URL to open, e.g. https://example.com. Only http and https unless the server allows more schemes.
+    /// The URL to open, e.g. `https://example.com`. Only http and https unless the server allows more schemes.
     pub url: DeviceUrl,
     /// After acting: settle and observe.
     #[serde(flatten)]

@@ -59,7 +59,7 @@ pub struct CommandRecord {
     /// One argv per simple command, as the shell produced it. For `sync:` requests:
     /// `[["SEND", "/sdcard/x,33188"]]` etc.
     pub argv: Vec<Vec<String>>,
-    /// True when the line contained unquoted metacharacters (see [`crate::shell`]); such a
+    /// True when the line contained unquoted metacharacters (see `crate::shell`); such a
     /// line is not executed.
     pub injection: bool,
     /// Why it was flagged.

@@ -3,7 +3,7 @@
 //!
 //! Each behaviour here is modelled on a cited AOSP source or public capture, listed in
 //! `testkit/virtual-phone/fixtures/SOURCES.md` (the "Profiles" section), never on what a
-//! backend expects. The commands in [`crate::commands`] ask this module what to do; a
+//! backend expects. The commands in `crate::commands` ask this module what to do; a
 //! default [`Profile`] changes nothing, so scenarios without one behave as before.
 
 use std::collections::BTreeMap;

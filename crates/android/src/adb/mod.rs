@@ -4,8 +4,8 @@
 //! - [`host`]: the adb server's host protocol (discovery's requests, request framing).
 //! - [`output`]: whether an Android command worked, read from what it printed.
 //! - [`shell`]: one shell command through a server, in one connection, that can be hung up.
-//! - [`transport`]: one device's [`Link`](transport::Link) (shells, files, installs) and
-//!   [`run`](transport::run)/[`run_shell`](transport::run_shell), which move blocking adb
+//! - [`transport`]: one device's [`transport::Link`] (shells, files, installs) and
+//!   [`transport::run`]/[`transport::run_shell`], which move blocking adb
 //!   work onto tokio's blocking pool under a deadline.
 
 pub(crate) mod cap;

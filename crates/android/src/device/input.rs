@@ -8,7 +8,6 @@ use super::AndroidDevice;
 use crate::adb::output;
 use crate::quote::command;
 
-
 /// A local file for a script on its way to the device, unique in this process.
 /// `input` prints nothing on success; anything that looks like an error is reported.
 pub(super) fn check_input_output(what: &str, out: &str) -> Result<()> {

@@ -28,7 +28,7 @@
 use base64::Engine as _;
 use mobile_device::{DeviceError, Result};
 
-use crate::quote::command;
+use crate::quote::{ShellLine, command};
 
 /// The helper's dex, as built by `scripts/build-helper.sh`.
 pub(crate) const DEX: &[u8] = include_bytes!("../../helper/mobile-mcp-helper.dex");
@@ -73,7 +73,7 @@ pub(crate) enum Verb<'a> {
 }
 
 /// The shell command line of one call.
-pub(crate) fn command_line(verb: Verb) -> Result<String> {
+pub(crate) fn command_line(verb: Verb) -> Result<ShellLine> {
     let class_path = format!("CLASSPATH={}", remote_path());
     let mut argv = vec!["env", &class_path, "app_process", "/", CLASS];
     let b64;
@@ -191,7 +191,7 @@ mod tests {
     #[test]
     fn a_call_is_one_quoted_argv_with_the_text_as_base64() {
         let line = command_line(Verb::Set("你好 'x' $(id)")).unwrap();
-        let words = split_words(&line).unwrap();
+        let words = split_words(line.as_str()).unwrap();
         assert_eq!(
             words[..5],
             [

@@ -1,7 +1,7 @@
 //! The agent loop: what lets an agent act and see the result in one call, and name what
 //! it saw.
 //!
-//! After an action the server waits until the screen stops changing ([`settle`]) and
+//! After an action the server waits until the screen stops changing ([`settle`](mod@settle)) and
 //! reports what it shows ([`observe`]: the change list since the agent's last look, the
 //! whole list or a screenshot). Every element list the tools show or act on is numbered
 //! here ([`refs`]: `@eN` refs given by the server alone, kept by an element while it stays

@@ -1,4 +1,4 @@
-//! The stdio transport: newline-delimited JSON-RPC with the [`framing`](super::framing)
+//! The stdio transport: newline-delimited JSON-RPC with the [`super::framing`]
 //! checks in front of rmcp. Each line is checked; a readable message goes to the service,
 //! an unreadable one is answered here (-32700 / -32600 / -32602 with its `id` when one
 //! can be recovered), so no line that carries an `id` goes unanswered and a bad line never

@@ -2,9 +2,7 @@
 
 use std::time::Duration;
 
-use mobile_device::{
-    Button, Device, DeviceError, GestureMillis, Point, ScreenSize, excerpt, swipe_path,
-};
+use mobile_device::{Button, GestureMillis, excerpt, swipe_path};
 use rmcp::handler::server::wrapper::Parameters;
 use rmcp::service::RequestContext;
 use rmcp::{RoleServer, tool, tool_router};

@@ -77,7 +77,7 @@ impl Default for ServerOptions {
 }
 
 /// The MCP service. Cheap to clone: each HTTP session gets one
-/// ([`MobileServer::for_session`]) sharing the registry, router and device state, with
+/// (`MobileServer::for_session`) sharing the registry, router and device state, with
 /// observations and refs of its own.
 #[derive(Clone)]
 pub struct MobileServer {

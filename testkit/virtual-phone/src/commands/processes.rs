@@ -20,7 +20,7 @@ struct Proc {
 /// `ps [-A] [-o FIELD[:WIDTH][=TITLE],…]`, as toybox prints it (Android 8 ships toybox
 /// 0.7.3, later releases 0.8.x; `toys/posix/ps.c` is the same in what is modelled here):
 /// without `-o` the Android default `USER,PID,PPID,VSIZE,RSS,WCHAN:10,ADDR:10,S,NAME`;
-/// with it, the named fields (`PID` right-aligned in 5, `NAME` — argv[0], an app's
+/// with it, the named fields (`PID` right-aligned in 5, `NAME` — argv\[0\], an app's
 /// package — left-aligned in 27 and never cut without a terminal, which turns on `-w`),
 /// and a header line of the titles, which `FIELD=` leaves empty but still prints (as a
 /// line of spaces). An unknown field is `ps: bad -o FIELD`, exit 1.

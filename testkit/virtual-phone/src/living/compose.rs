@@ -9,7 +9,7 @@
 //! So a static screen adds nothing and an animation adds one frame per vsync.
 //!
 //! The record: every vsync (a multiple of [`FRAME_MS`]) at which one of the living
-//! screen's animations ([`super::shape`]) was still moving, and the first vsync after any
+//! screen's animations ([`super::shape`](mod@super::shape)) was still moving, and the first vsync after any
 //! command that changed the laid-out tree (a tap that navigates, typed text, a rotation).
 
 use std::collections::{BTreeSet, VecDeque};

@@ -5,13 +5,13 @@
 //! scrolling, the soft keyboard slides up and pans the layout, a progress spinner never
 //! stops. [`Life`] (a field of [`crate::state::PhoneState`]) says which screens do what
 //! ([`ScreenLife`], keyed `package/screen`) and remembers when each change began; the
-//! screen is then computed from the time since that event ([`shape`]): the same tree feeds
+//! screen is then computed from the time since that event (`shape`): the same tree feeds
 //! `uiautomator dump`, the screenshot and hit-testing, so a tap in the middle of a
 //! transition lands where the element is drawn at that moment.
 //!
 //! Nothing lives unless a scenario asks for it ([`scenario::living_state`] adds the Shop
 //! app); the default scenario's screens stay static and instant. The hooks into the rest of
-//! the phone are: `layout::layout` calls [`shape`], `PhoneState::run_action` calls
+//! the phone are: `layout::layout` calls `shape`, `PhoneState::run_action` calls
 //! [`on_action`], `Shared::run_line` calls [`after_command`] (and waits for
 //! [`latency::LatencyProfile`] when one is set), and the screenshot calls [`spinner`].
 //!

@@ -1,5 +1,5 @@
 //! A plain Material alert dialog over the foreground activity: its state (on the activity's
-//! [`Frame`]), its window laid out as the nodes `uiautomator` reports for a real
+//! `Frame`), its window laid out as the nodes `uiautomator` reports for a real
 //! `AlertDialog`, and what taps and BACK do to it.
 //!
 //! The view tree follows AOSP's `core/res/res/layout/alert_dialog_material.xml` with its

@@ -2,7 +2,7 @@
 //!
 //! Everything here is plain data (serde), so a scenario can be loaded from JSON (`--state`) and
 //! tests can snapshot and edit it. Screens are *declared* as lists of elements; their pixel
-//! geometry is computed by [`crate::layout`] from the screen size and rotation, so the same
+//! geometry is computed by `crate::layout` from the screen size and rotation, so the same
 //! screen lays out in portrait and landscape.
 
 use std::collections::{BTreeMap, BTreeSet};
