@@ -10,9 +10,9 @@ use mobile_device::{AppId, AppPackage, DeviceBackend, DevicePath, DeviceUrl, Pac
 use virtual_phone::adb_server::PrivateAdbServer;
 use virtual_phone::{PhoneConfig, VirtualPhone};
 
-/// What Android itself cannot do on the default virtual phone: the clipboard (no shell
-/// command, `device/unsupported.rs`) and folding (the Pixel 7 is not a foldable).
-const ANDROID_UNSUPPORTED: &[&str] = &["clipboard", "set_clipboard", "fold"];
+/// What Android itself cannot do on the default virtual phone: folding (the Pixel 7 is
+/// not a foldable). The clipboard goes through the on-device helper (`helper/`).
+const ANDROID_UNSUPPORTED: &[&str] = &["fold"];
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn every_method_android_supports_is_forwarded() {

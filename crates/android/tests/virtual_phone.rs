@@ -281,7 +281,14 @@ async fn every_method_through_a_private_adb_server() {
         d.launch_app(&notes, None).await.unwrap();
         phone.clear_log();
         d.terminate_app(&notes).await.unwrap();
-        assert_eq!(argvs(&phone), vec![v(&["am", "force-stop", "com.example.notes"])]);
+        // Checked to be installed first (an app that is not is an error, not "Terminated").
+        assert_eq!(
+            argvs(&phone),
+            vec![
+                v(&["pm", "path", "com.example.notes"]),
+                v(&["am", "force-stop", "com.example.notes"])
+            ]
+        );
         assert_ne!(
             phone.state().foreground().map(|f| f.package.clone()).as_deref(),
             Some("com.example.notes")

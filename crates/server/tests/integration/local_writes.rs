@@ -264,18 +264,22 @@ async fn taps_outside_the_screen_are_refused_with_its_size() {
             "{:?}",
             phone.state().input_events
         );
-        // Inside the screen either way up still taps (the phone may be turned).
-        mcp.ok(
-            "mobile_click_on_screen_at_coordinates",
-            json!({"device": serial, "x": 2300, "y": 1000}),
-        )
-        .await;
+        // A point inside the screen only when it is turned sideways is checked against the
+        // screen as it is now (upright here): refused, nothing sent (issue #26, item 12).
+        let r = mcp
+            .call(
+                "mobile_click_on_screen_at_coordinates",
+                json!({"device": serial, "x": 2300, "y": 1000}),
+            )
+            .await;
+        assert_eq!(r.is_error, Some(true), "{}", text_of(&r));
+        assert!(phone.state().input_events.is_empty());
         mcp.ok(
             "mobile_click_on_screen_at_coordinates",
             json!({"device": serial, "x": 1000, "y": 2300}),
         )
         .await;
-        assert_eq!(phone.state().input_events.len(), 2);
+        assert_eq!(phone.state().input_events.len(), 1);
     })
     .await
     .expect("the test finished within its deadline");

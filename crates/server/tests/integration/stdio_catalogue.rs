@@ -159,12 +159,21 @@ async fn tools_list_over_stdio_meets_the_rules() {
                 "{name}.{pname} has no description"
             );
         }
+        // `device` may be left out when exactly one device is connected, so no tool requires
+        // it; every tool but the listing takes it.
         if name != "mobile_list_available_devices" {
             let required: Vec<&str> = schema["required"]
                 .as_array()
                 .map(|r| r.iter().filter_map(Value::as_str).collect())
                 .unwrap_or_default();
-            assert!(required.contains(&"device"), "{name} must require device");
+            assert!(
+                !required.contains(&"device"),
+                "{name} must not require device"
+            );
+            assert!(
+                schema["properties"].get("device").is_some(),
+                "{name} must take device"
+            );
         }
     }
     for (tool, params) in PARITY_PARAMS {
