@@ -95,6 +95,11 @@ fn arrivals(addr: String, until: Instant, faults: &Faults, served: &AtomicUsize)
         match got {
             Ok(buf) if buf.starts_with(b"HTTP/1.1 200") => {
                 served.fetch_add(1, Ordering::Relaxed);
+                // A client that is done ends its session, as the transport asks; one that
+                // never does is held to --max-sessions (503), which is not this test's subject.
+                if let Err(e) = end_session(&addr, &buf) {
+                    faults.add(format!("ending a session failed: {e}"));
+                }
             }
             Ok(buf) => faults.add(format!(
                 "a new connection got {:?}",
@@ -103,6 +108,40 @@ fn arrivals(addr: String, until: Instant, faults: &Faults, served: &AtomicUsize)
             Err(e) => faults.add(format!("a new connection failed: {e}")),
         }
         std::thread::sleep(Duration::from_millis(150));
+    }
+}
+
+/// Sends `DELETE /mcp` for the session an `initialize` reply (`reply`, the raw response)
+/// opened; an error when the reply names no session or the DELETE is not answered 2xx.
+fn end_session(addr: &str, reply: &[u8]) -> std::io::Result<()> {
+    use std::io::{Read, Write};
+    let text = String::from_utf8_lossy(reply);
+    let head = text.split("\r\n\r\n").next().unwrap_or_default();
+    let id = head
+        .lines()
+        .find_map(|l| {
+            let (name, value) = l.split_once(':')?;
+            name.trim()
+                .eq_ignore_ascii_case("mcp-session-id")
+                .then(|| value.trim().to_string())
+        })
+        .ok_or_else(|| std::io::Error::other("the initialize reply named no session"))?;
+    let mut s = std::net::TcpStream::connect(addr)?;
+    s.set_read_timeout(Some(Duration::from_secs(10)))?;
+    write!(
+        s,
+        "DELETE /mcp HTTP/1.1\r\nHost: {addr}\r\nMcp-Session-Id: {id}\r\n\
+         Connection: close\r\nContent-Length: 0\r\n\r\n"
+    )?;
+    let mut buf = Vec::new();
+    s.read_to_end(&mut buf)?;
+    if buf.starts_with(b"HTTP/1.1 2") {
+        Ok(())
+    } else {
+        Err(std::io::Error::other(format!(
+            "DELETE got {:?}",
+            String::from_utf8_lossy(&buf[..buf.len().min(80)])
+        )))
     }
 }
 
