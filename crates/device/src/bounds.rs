@@ -17,8 +17,9 @@ use serde::{Deserialize, Deserializer};
 
 use crate::input::ValidationError;
 
-/// A JSON number or a numeric string, finite.
-fn number<'de, D: Deserializer<'de>>(d: D) -> Result<f64, D::Error> {
+/// A JSON number or a numeric string (some models quote numbers), finite: the one
+/// lenient number reader behind every numeric parameter.
+pub fn number<'de, D: Deserializer<'de>>(d: D) -> Result<f64, D::Error> {
     #[derive(Deserialize)]
     #[serde(untagged)]
     enum N {

@@ -36,7 +36,10 @@ mod posture;
 mod registry;
 mod types;
 
-pub use bounds::{DelayMillis, GestureMillis, Latitude, LogLimit, Longitude, RecordingLimit};
+pub use bounds::{
+    DelayMillis, GestureMillis, Latitude, LogLimit, Longitude, RecordingLimit,
+    number as lenient_number,
+};
 pub use button::{Button, ButtonScope};
 pub use capture::{DEFAULT_JPEG_QUALITY, DEFAULT_MAX_SIZE, OutputFormat, ScreenshotOptions};
 pub use device::{Device, ProgressFn};

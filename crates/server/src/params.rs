@@ -9,27 +9,7 @@ use mobile_device::{
 use rmcp::schemars::{self, JsonSchema};
 use serde::{Deserialize, Deserializer};
 
-/// Accepts a JSON number or a numeric string (some models quote numbers).
-fn number<'de, D: Deserializer<'de>>(d: D) -> Result<f64, D::Error> {
-    #[derive(Deserialize)]
-    #[serde(untagged)]
-    enum N {
-        Num(f64),
-        Str(String),
-    }
-    let v = match N::deserialize(d)? {
-        N::Num(n) => n,
-        N::Str(s) => s
-            .trim()
-            .parse::<f64>()
-            .map_err(|_| serde::de::Error::custom(format!("expected a number, got {s:?}")))?,
-    };
-    if v.is_finite() {
-        Ok(v)
-    } else {
-        Err(serde::de::Error::custom("expected a finite number"))
-    }
-}
+use mobile_device::lenient_number as number;
 
 fn opt_number<'de, D: Deserializer<'de>>(d: D) -> Result<Option<f64>, D::Error> {
     #[derive(Deserialize)]
