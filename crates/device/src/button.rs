@@ -10,7 +10,11 @@
 //!
 //! Not for: how a backend sends a button (its input module does).
 
+use std::borrow::Cow;
 use std::fmt;
+
+use schemars::{JsonSchema, Schema, SchemaGenerator, json_schema};
+use serde::{Deserialize, Deserializer};
 
 use crate::types::Platform;
 
@@ -216,6 +220,36 @@ fn join_group(names: &[&str]) -> String {
     }
 }
 
+/// A button is read from its name as [`Button::parse`] reads it, so a tool's parameters
+/// hold a [`Button`] that exists in the table; an unknown name is refused when the
+/// arguments are read, with the names there are.
+impl<'de> Deserialize<'de> for Button {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let name = String::deserialize(d)?;
+        Button::parse(&name).ok_or_else(|| {
+            serde::de::Error::custom(format!(
+                "Unknown button {}. Use one of: {}",
+                crate::input::excerpt(&name),
+                Button::NAMES.join(", ")
+            ))
+        })
+    }
+}
+
+/// A string: the names are listed in the tool's description (loosely spelled names such as
+/// `home` or `KEYCODE_BACK` are accepted too, so the schema does not enumerate them).
+impl JsonSchema for Button {
+    fn inline_schema() -> bool {
+        true
+    }
+    fn schema_name() -> Cow<'static, str> {
+        Cow::Borrowed("Button")
+    }
+    fn json_schema(_: &mut SchemaGenerator) -> Schema {
+        json_schema!({ "type": "string" })
+    }
+}
+
 impl fmt::Display for Button {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.name())
@@ -225,6 +259,20 @@ impl fmt::Display for Button {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_button_parameter_is_read_by_name_or_refused_with_the_names() {
+        let b: Button = serde_json::from_value(serde_json::json!("volume up")).unwrap();
+        assert_eq!(b, Button::VolumeUp);
+        let err = serde_json::from_value::<Button>(serde_json::json!("REBOOT"))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.starts_with("Unknown button \"REBOOT\". Use one of: HOME, BACK"),
+            "{err}"
+        );
+        assert!(serde_json::from_value::<Button>(serde_json::json!(3)).is_err());
+    }
 
     #[test]
     fn buttons_parse_loosely_and_print_canonically() {

@@ -150,7 +150,7 @@ pub(crate) struct PressButtonParams {
     pub device: String,
     /// The button's name; the schema lists them all, from `Button::TABLE`.
     #[schemars(description = format!("Button name: {}.", mobile_device::Button::describe_all(", ")))]
-    pub button: String,
+    pub button: mobile_device::Button,
     /// After acting: settle and observe.
     #[serde(flatten)]
     pub after: AfterAction,

@@ -2,7 +2,7 @@
 
 use std::time::Duration;
 
-use mobile_device::{Button, GestureMillis, excerpt, swipe_path};
+use mobile_device::{Button, GestureMillis, swipe_path};
 use rmcp::handler::server::wrapper::Parameters;
 use rmcp::service::RequestContext;
 use rmcp::{RoleServer, tool, tool_router};
@@ -122,13 +122,7 @@ impl MobileServer {
         Parameters(p): Parameters<PressButtonParams>,
         ctx: RequestContext<RoleServer>,
     ) -> Outcome {
-        let b = Button::parse(&p.button).ok_or_else(|| {
-            Failure(format!(
-                "Unknown button {}. Use one of: {}",
-                excerpt(&p.button),
-                Button::NAMES.join(", ")
-            ))
-        })?;
+        let b = p.button;
         let d = self.device(&ctx, &p.device).await?;
         let turn = self.turn(&ctx, &d).await?;
         self.run(&ctx, "pressing the button", d.press_button(b))

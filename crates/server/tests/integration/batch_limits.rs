@@ -32,7 +32,9 @@ async fn a_failed_batch_says_which_step_failed_first_and_keeps_the_rest() {
         other => panic!("the first block is not text: {other:?}"),
     };
     assert!(
-        first.starts_with("Step 42 (mobile_press_button) failed: Unknown button \"BOGUS\""),
+        first.starts_with(
+            "Step 42 (mobile_press_button) failed: Invalid arguments: Unknown button \"BOGUS\""
+        ),
         "{first}"
     );
     let all = text_of(&r);

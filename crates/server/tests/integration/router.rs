@@ -627,7 +627,7 @@ async fn bad_input_is_a_clear_error_and_reaches_no_device() {
         (
             "mobile_press_button",
             json!({"device": "double-1", "button": "REBOOT"}),
-            "Unknown button \"REBOOT\". Use one of: HOME, BACK",
+            "Invalid arguments: Unknown button \"REBOOT\". Use one of: HOME, BACK",
         ),
         (
             "mobile_click_on_screen_at_coordinates",
@@ -709,7 +709,10 @@ async fn batch_stops_at_the_first_failure() {
         )
         .await;
     assert_eq!(r.is_error, Some(true));
-    assert!(text_of(&r).contains("Step 1 (mobile_press_button): FAILED: Unknown button"));
+    assert!(
+        text_of(&r)
+            .contains("Step 1 (mobile_press_button): FAILED: Invalid arguments: Unknown button")
+    );
     assert!(h.calls.take().is_empty());
 }
 
