@@ -7,7 +7,7 @@ use rmcp::handler::server::wrapper::Parameters;
 use rmcp::service::RequestContext;
 use rmcp::{RoleServer, tool, tool_router};
 
-use super::{Failure, MobileServer, Outcome};
+use super::{MobileServer, Outcome};
 use crate::agent::{Aim, coord};
 use crate::params::*;
 
