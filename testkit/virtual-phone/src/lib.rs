@@ -94,9 +94,11 @@
 //!   `screen` for uiautomator/screencap/screenrecord, `processes`, `logcat`, `files`).
 //! - The model: [`state`] (the data; its `actions` module what happens to it), `scenario`,
 //!   `layout`, `render`, `uixml`, `apk`.
-//! - For tests: [`adb_server`] (a private real adb server).
+//! - For tests: [`adb_server`] (a private real adb server), [`look_alikes`] (a long list of
+//!   rows with look-alike buttons), [`PhoneHandle::stall`] (a phone whose shell stalls and
+//!   comes back).
 //!
-//! The public modules are the namespaces tests reach into ([`adb_server`], [`living`],
+//! The public modules are the namespaces tests reach into ([`adb_server`], [`living`], [`look_alikes`],
 //! [`profile`], [`protocol`], [`state`]); the others are private, and the few of their items
 //! other crates use are re-exported here ([`fake_apk`], [`default_state`], [`KEPT`]).
 //!
@@ -112,6 +114,7 @@ mod front_end;
 mod inbox;
 mod layout;
 pub mod living;
+pub mod look_alikes;
 mod phone;
 pub mod profile;
 pub mod protocol;

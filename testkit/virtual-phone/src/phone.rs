@@ -104,6 +104,8 @@ pub(crate) struct Shared {
     connections: Mutex<Vec<(u64, TcpStream)>>,
     /// Services running now, and the most that ran at once since the last reset.
     busy: Mutex<(usize, usize)>,
+    /// Until when shell and exec lines wait before they run ([`PhoneHandle::stall`]).
+    stall_until: Mutex<Option<std::time::Instant>>,
 }
 
 /// A service counted as running until dropped ([`Shared::busy`]).
@@ -229,6 +231,7 @@ impl Shared {
             let _ = io.out(format!("/system/bin/sh: {e}\n").as_bytes());
             return 2;
         }
+        self.wait_out_stall();
         let cost = self.with_state(|s| {
             s.living
                 .latency
@@ -241,6 +244,22 @@ impl Shared {
         let status = commands::run_commands(self, &parsed, io, &mut env);
         self.with_state(crate::living::after_command);
         status
+    }
+
+    /// Blocks while the phone is stalled ([`PhoneHandle::stall`]) and not stopping.
+    fn wait_out_stall(&self) {
+        loop {
+            let until = *self.stall_until.lock().unwrap_or_else(|e| e.into_inner());
+            match until {
+                Some(t) if std::time::Instant::now() < t && !self.is_stopping() => {
+                    std::thread::sleep(
+                        t.saturating_duration_since(std::time::Instant::now())
+                            .min(Duration::from_millis(20)),
+                    );
+                }
+                _ => return,
+            }
+        }
     }
 
     pub(crate) fn banner(&self) -> String {
@@ -315,6 +334,7 @@ impl VirtualPhone {
             stopping: AtomicBool::new(false),
             connections: Mutex::new(Vec::new()),
             busy: Mutex::new((0, 0)),
+            stall_until: Mutex::new(None),
         });
         let accept_shared = shared.clone();
         let accept = std::thread::Builder::new()
@@ -440,6 +460,28 @@ impl PhoneHandle {
     pub fn reset_peak_services(&self) {
         let mut b = self.shared.busy.lock().unwrap_or_else(|e| e.into_inner());
         b.1 = b.0;
+    }
+
+    /// Stalls the phone's shell for `how_long` from now: every shell and exec line received
+    /// meanwhile is recorded when it arrives but runs only when the stall ends (as on a
+    /// phone whose system server is blocked, e.g. in a long garbage collection or a
+    /// watchdog-length binder stall), then the phone answers as before. The connection
+    /// stays up (adb still lists the device). A later call replaces the end of the stall.
+    pub fn stall(&self, how_long: Duration) {
+        *self
+            .shared
+            .stall_until
+            .lock()
+            .unwrap_or_else(|e| e.into_inner()) = Some(std::time::Instant::now() + how_long);
+    }
+
+    /// Whether a [`stall`](Self::stall) is in force now.
+    pub fn stalled(&self) -> bool {
+        self.shared
+            .stall_until
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .is_some_and(|t| std::time::Instant::now() < t)
     }
 
     /// Forgets the in-process log (the `--log` file is kept).

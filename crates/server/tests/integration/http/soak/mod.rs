@@ -14,10 +14,18 @@ use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::time::Instant;
 
 use virtual_phone::adb_server::PrivateAdbServer;
+use virtual_phone::look_alikes::look_alike_state;
 use virtual_phone::state::InputEvent;
 use virtual_phone::{PhoneConfig, PhoneHandle, VirtualPhone};
 
 use super::*;
+
+mod refs;
+mod stall;
+mod texts;
+
+/// Rows of the look-alike list.
+const LIST_ROWS: usize = 200;
 
 fn soak_duration() -> Duration {
     let secs = std::env::var("SOAK_SECS")
@@ -189,151 +197,44 @@ async fn worker(
     }
 }
 
-/// Refs kept across screen changes: list the launcher, open an app, go home again, then
-/// tap by the refs kept from the first list. Each tap must land on the centre of the
-/// element as the phone has it now, or be refused. Returns (landed, refused, wrong).
-async fn ref_rounds(
-    url: &str,
-    dev: &str,
-    phone: &PhoneHandle,
-    until: Instant,
-    faults: &Faults,
-) -> (usize, usize, usize) {
-    let (session, _) = Session::open(url, None).await;
-    let (mut landed, mut refused, mut wrong) = (0, 0, 0);
-    let mut id = 1000;
-    let mut next = || {
-        id += 1;
-        id
-    };
-    while Instant::now() < until {
-        let r = session
-            .send(&call(
-                next(),
-                "mobile_press_button",
-                json!({"device": dev, "button": "HOME", "settleTimeoutMs": 300}),
-            ))
-            .await;
-        result_of(&r, "HOME", faults);
-        let r = session
-            .send(&call(
-                next(),
-                "mobile_list_elements_on_screen",
-                json!({"device": dev, "format": "json"}),
-            ))
-            .await;
-        let Some(list) = result_of(&r, "list", faults) else {
-            continue;
-        };
-        let kept: Vec<(String, String)> = list["structuredContent"]["elements"]
-            .as_array()
-            .into_iter()
-            .flatten()
-            .filter_map(|e| {
-                Some((
-                    e["ref"].as_str()?.to_string(),
-                    e["text"].as_str()?.to_string(),
-                ))
-            })
-            .filter(|(_, t)| !t.is_empty())
-            .take(3)
-            .collect();
-        if kept.is_empty() {
-            faults.add(format!("no element with text to keep a ref of: {list}"));
-            break;
-        }
-        // The screen changes (an app in front, then home again), then the kept refs are used.
-        let r = session
-            .send(&call(
-                next(),
-                "mobile_launch_app",
-                json!({"device": dev, "packageName": "com.android.settings", "settleTimeoutMs": 300}),
-            ))
-            .await;
-        result_of(&r, "launch Settings", faults);
-        let r = session
-            .send(&call(
-                next(),
-                "mobile_press_button",
-                json!({"device": dev, "button": "HOME", "settleTimeoutMs": 300}),
-            ))
-            .await;
-        result_of(&r, "HOME", faults);
-        for (reference, text) in kept {
-            if Instant::now() >= until {
-                break;
-            }
-            phone.update_state(|s| s.input_events.clear());
-            let expected = phone.element_center(&text);
-            let r = session
-                .send(&call(
-                    next(),
-                    "mobile_click_on_screen_at_coordinates",
-                    json!({"device": dev, "ref": reference, "observe": "none"}),
-                ))
-                .await;
-            let Some(result) = result_of(&r, "tap by ref", faults) else {
-                continue;
-            };
-            let taps: Vec<InputEvent> = phone.state().input_events;
-            if result["isError"] == true {
-                if taps.is_empty() {
-                    refused += 1;
-                } else {
-                    wrong += 1;
-                    faults.add(format!(
-                        "a refused tap by {reference} reached the phone: {taps:?}"
-                    ));
-                }
-                continue;
-            }
-            match (expected, taps.as_slice()) {
-                (Some((x, y)), [InputEvent::Tap { x: tx, y: ty }])
-                    if (*tx - f64::from(x)).abs() <= 1.0 && (*ty - f64::from(y)).abs() <= 1.0 =>
-                {
-                    landed += 1
-                }
-                _ => {
-                    wrong += 1;
-                    faults.add(format!(
-                        "tap by {reference} ({text:?}, now at {expected:?}) landed as {taps:?}"
-                    ));
-                }
-            }
-            // Back home for the next ref.
-            let r = session
-                .send(&call(
-                    next(),
-                    "mobile_press_button",
-                    json!({"device": dev, "button": "HOME", "settleTimeoutMs": 300}),
-                ))
-                .await;
-            result_of(&r, "HOME", faults);
-        }
-    }
-    (landed, refused, wrong)
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 #[ignore = "the soak, about a minute: scripts/test.sh runs it"]
 async fn soak() {
     let duration = soak_duration();
     bounded_for(duration + Duration::from_secs(180), async {
         let adb = PrivateAdbServer::start().expect("private adb server");
-        let phones: Vec<PhoneHandle> = (0..2)
-            .map(|_| {
-                let p = VirtualPhone::start(PhoneConfig::default()).expect("phone");
+        // 0: observed, and the launcher ref rounds; 1: acted on and observed; 2: stalls;
+        // 3: the long look-alike list; 4: the growing note. Each round's phone is its own,
+        // so its input records are that round's alone.
+        let phones: Vec<PhoneHandle> = (0..5)
+            .map(|i| {
+                let state = (i == 3).then(|| look_alike_state(LIST_ROWS));
+                let p = VirtualPhone::start(PhoneConfig {
+                    state,
+                    ..PhoneConfig::default()
+                })
+                .expect("phone");
                 adb.connect(&p).expect("adb connect");
                 p
             })
             .collect();
         let adb_addr = format!("127.0.0.1:{}", adb.port());
-        let server = Server::start(&["--idle-timeout", "2", "--adb-server", &adb_addr], &[]);
+        let server = Server::start(
+            &[
+                "--idle-timeout",
+                "2",
+                "--timeout",
+                stall::DEVICE_TIMEOUT_SECS,
+                "--adb-server",
+                &adb_addr,
+            ],
+            &[],
+        );
         let pid = server.child.id();
         let url = server.mcp();
         let addr = format!("127.0.0.1:{}", server.port());
         let devs: Vec<String> = phones.iter().map(PhoneHandle::serial).collect();
-        // Both phones online, then the server is made older than its idle timeout.
+        // Every phone online, then the server is made older than its idle timeout.
         let (probe, _) = Session::open(&url, None).await;
         for _ in 0..100 {
             let r = probe
@@ -347,7 +248,7 @@ async fn soak() {
                         .count()
                 })
                 .unwrap_or(0);
-            if online == 2 {
+            if online == phones.len() {
                 break;
             }
             tokio::time::sleep(Duration::from_millis(100)).await;
@@ -375,14 +276,16 @@ async fn soak() {
             let t = tokio::task::spawn_blocking(move || arrivals(addr, until, &faults, &served));
             async move { t.await.expect("the arrivals thread") }
         };
-        // Phone 0 is observed by two sessions while the ref rounds act on it (so its
-        // input records are the ref rounds' alone); phone 1 is acted on and observed.
         let workers = futures_util::future::join_all(
             [(0, false), (1, true), (0, false), (1, true)]
                 .map(|(i, act)| worker(url.clone(), devs[i].clone(), act, until, &faults, &calls)),
         );
-        let refs = ref_rounds(&url, &devs[0], &phones[0], until, &faults);
-        let ((), (), _, (landed, refused, wrong)) = tokio::join!(sampler, arrivals, workers, refs);
+        let refs = refs::ref_rounds(&url, &devs[0], &phones[0], until, &faults);
+        let stalls = stall::stall_rounds(&url, &devs[2], &phones[2], until, &faults);
+        let list = refs::list_rounds(&url, &devs[3], &phones[3], until, &faults);
+        let texts = texts::text_rounds(&url, &devs[4], &phones[4], until, &faults);
+        let ((), (), _, (landed, refused, wrong), stalls, list, texts) =
+            tokio::join!(sampler, arrivals, workers, refs, stalls, list, texts);
 
         let samples = samples.into_inner().unwrap();
         let third = samples.len() / 3;
@@ -401,6 +304,30 @@ async fn soak() {
             samples.first().map(|s| s.1).unwrap_or(0),
             faults.len()
         );
+        println!(
+            "  look-alike list of {LIST_ROWS} rows: {} scrolls, refs kept across scrolls: {} \
+             landed on their row, {} refused, {} wrong",
+            list.scrolls, list.landed, list.refused, list.wrong
+        );
+        println!(
+            "  stalls of the phone: {} ({} taps performed as it stalled, {} of them reported \
+             not settled or not checked; {} calls cancelled and {} dropped in flight; {} left \
+             to the deadline timed out, {} served once it was back; {} screenshots in bursts \
+             after)",
+            stalls.stalls,
+            stalls.taps_through,
+            stalls.taps_unsettled,
+            stalls.cancelled,
+            stalls.dropped,
+            stalls.timed_out,
+            stalls.served_late,
+            stalls.after
+        );
+        println!(
+            "  growing notes: {} pieces, {} characters typed, {} notes, longest {} characters, \
+             {} read back whole",
+            texts.pieces, texts.chars, texts.notes, texts.longest, texts.read_backs
+        );
         for f in &faults {
             println!("  fault: {f}");
         }
@@ -410,6 +337,9 @@ async fn soak() {
         assert!(faults.is_empty(), "{} faults (listed above)", faults.len());
         assert!(served.load(Ordering::Relaxed) > 0);
         assert!(landed + refused > 0, "no tap by a kept ref was tried");
+        assert!(list.landed > 0, "no tap by a kept row ref landed");
+        assert!(stalls.stalls > 0 && stalls.after > 0, "no stall was met");
+        assert!(texts.read_backs > 0, "no note was read back");
         assert!(
             late <= early + early / 10 + 4096,
             "resident memory still grows: {early} KiB then {late} KiB"
