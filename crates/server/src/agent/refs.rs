@@ -19,6 +19,12 @@
 //! ref either names the element it named when given or names nothing
 //! ([`RefTable::former`]).
 //!
+//! One known limit: when a whole row (title and look-alike) is deleted and the look-alike
+//! of the row above it is the first one on screen, that one is known only by the title
+//! below it, which named the deleted row's look-alike: it takes that ref, and a tap by the
+//! deleted row's ref lands on the row above (the soak, whose rows are never deleted, does
+//! not meet it).
+//!
 //! What the table keeps is bounded: a text is kept as at most [`KEPT_CHARS`] characters
 //! and a hash of the whole, and the table starts afresh past [`MAX_REFS`] refs or
 //! [`MAX_BYTES`] of kept text (then old refs name nothing).

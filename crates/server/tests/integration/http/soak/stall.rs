@@ -134,14 +134,41 @@ pub(super) async fn stall_rounds(
             json!({"device": dev, "x": tx, "y": ty, "settleTimeoutMs": 2000}),
         );
         let tap = session.send(&tap_call);
-        let stall = async {
+        // While it stalls: one screenshot cancelled by the client, one whose client
+        // drops the connection, one left to the server's deadline.
+        let cancel_id = next();
+        let cancel_call = call(cancel_id, "mobile_take_screenshot", json!({"device": dev}));
+        let drop_call = call(next(), "mobile_take_screenshot", json!({"device": dev}));
+        let left_call = call(next(), "mobile_take_screenshot", json!({"device": dev}));
+        let during = async {
             if until(|| taps_at(phone, tx, ty) > before).await {
                 phone.stall(STALL);
             } else {
                 faults.add("the tap before a stall never reached the phone".into());
             }
+            let shots = screencaps(phone);
+            let cancelled = attempt(session.request(&cancel_call));
+            let cancel = async {
+                if !until(|| screencaps(phone) > shots).await {
+                    faults.add("a screenshot during a stall never reached the phone".into());
+                }
+                let r = session
+                    .send(&json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
+                        "params": {"requestId": cancel_id, "reason": "the soak cancels"}}))
+                    .await;
+                if r.status != 202 {
+                    faults.add(format!("notifications/cancelled: HTTP {} {}", r.status, r.body));
+                }
+            };
+            let dropped = attempt(
+                session
+                    .request(&drop_call)
+                    .timeout(Duration::from_millis(500)),
+            );
+            let left = session.send(&left_call);
+            tokio::join!(cancelled, cancel, dropped, left)
         };
-        let (tap, ()) = tokio::join!(tap, stall);
+        let (tap, (cancelled, (), dropped, left)) = tokio::join!(tap, during);
         if let Some(r) = result_of(&tap, "tap as the phone stalls", faults) {
             if r["isError"] == true {
                 faults.add(format!(
@@ -156,40 +183,6 @@ pub(super) async fn stall_rounds(
                 }
             }
         }
-
-        // While it stalls: one screenshot cancelled by the client, one whose client
-        // drops the connection, one left to the server's deadline.
-        let cancel_id = next();
-        let shots = screencaps(phone);
-        let cancelled = attempt(session.request(&call(
-            cancel_id,
-            "mobile_take_screenshot",
-            json!({"device": dev}),
-        )));
-        let cancel = async {
-            if !until(|| screencaps(phone) > shots).await {
-                faults.add("a screenshot during a stall never reached the phone".into());
-            }
-            let r = session
-                .send(&json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
-                    "params": {"requestId": cancel_id, "reason": "the soak cancels"}}))
-                .await;
-            if r.status != 202 {
-                faults.add(format!("notifications/cancelled: HTTP {} {}", r.status, r.body));
-            }
-        };
-        let dropped = attempt(
-            session
-                .request(&call(
-                    next(),
-                    "mobile_take_screenshot",
-                    json!({"device": dev}),
-                ))
-                .timeout(Duration::from_millis(500)),
-        );
-        let left_call = call(next(), "mobile_take_screenshot", json!({"device": dev}));
-        let left = session.send(&left_call);
-        let (cancelled, (), dropped, left) = tokio::join!(cancelled, cancel, dropped, left);
         match cancelled {
             // No answer, an error, or a failed result: each is what a cancel may leave.
             Ok(r) => match r.messages.iter().find_map(|m| m.get("result")) {
@@ -204,8 +197,9 @@ pub(super) async fn stall_rounds(
         match dropped {
             Err(_) => fig.dropped += 1,
             Ok(r) => faults.add(format!(
-                "a screenshot with a 500 ms client limit during a stall was answered: {}",
-                r.body.chars().take(200).collect::<String>()
+                "a screenshot with a 500 ms client limit during a stall was answered: HTTP {} {:?}",
+                r.status,
+                r.body.chars().take(300).collect::<String>()
             )),
         }
         if let Some(r) = result_of(&left, "a screenshot during a stall", faults) {
