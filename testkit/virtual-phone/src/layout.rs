@@ -144,7 +144,10 @@ pub(crate) fn layout(state: &PhoneState) -> Node {
         root.children.push(decor);
         return root;
     };
-    let focused_key = frame.and_then(|f| f.focused.clone());
+    // Behind the keyguard the app's window has no input focus, so none of its nodes does.
+    let focused_key = frame
+        .and_then(|f| f.focused.clone())
+        .filter(|_| !state.profile.keyguard);
     let pad = dp(16, density);
     let gap = dp(8, density);
     let mut y = status;

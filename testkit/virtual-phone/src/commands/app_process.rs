@@ -29,8 +29,12 @@
 //!   unless its source is `com.android.shell` (or the emulator) and its description's extras
 //!   hold `com.android.systemui.SUPPRESS_CLIPBOARD_OVERLAY`, which the helper sets.
 //!
-//! Not modelled: the Android 12+ "pasted from your clipboard" toast an app's read shows, and
-//! the locked device's null reads.
+//! - Android 12+: a read by a package other than the clip's source shows the toast "Shell
+//!   pasted from your clipboard" once per clip (`showAccessNotificationLocked`; recorded in
+//!   `ClipService::toasts`, see `state::clipboard::note_read`); so does the focused app's
+//!   read when `KEYCODE_PASTE` pastes the shell's clip (`commands/input.rs`).
+//!
+//! Not modelled: the locked device's null reads.
 
 use base64::Engine as _;
 
@@ -186,6 +190,8 @@ fn clip_get(s: &mut PhoneState) -> String {
     if !op_allowed(s, "READ_CLIPBOARD") || !present {
         return "clip-none".into();
     }
+    let ime = s.setting("secure", "default_input_method").map(str::to_string);
+    crate::state::clipboard::note_read(&mut s.clip, s.profile.sdk, SHELL_PACKAGE, "Shell", ime.as_deref());
     format!(
         "clip:{}",
         base64::engine::general_purpose::STANDARD.encode(s.clipboard.as_bytes())
@@ -198,8 +204,7 @@ fn clip_set(s: &mut PhoneState, text: &str, suppress_overlay: bool) {
         return;
     }
     s.clipboard = text.to_string();
-    s.clip.has_clip = true;
-    s.clip.source = Some(SHELL_PACKAGE.into());
+    s.clip.set_by(SHELL_PACKAGE);
     s.clip.suppress_overlay = suppress_overlay;
     if s.profile.sdk >= 33 && !suppress_overlay {
         s.clip.overlays.push(SHELL_PACKAGE.into());

@@ -22,6 +22,7 @@ mod drag;
 mod dumpsys;
 mod files;
 mod hash;
+mod ime;
 mod input;
 mod location;
 mod logcat;
@@ -281,6 +282,7 @@ pub(crate) fn run(ctx: &mut Ctx, argv: &[String]) -> Res {
         "ps" => ps(ctx, args),
         "pkill" | "kill" => kill(ctx, name, args),
         "appops" => location::appops(ctx, args),
+        "ime" => ime::ime(ctx, args),
         "env" => app_process::env(ctx, args),
         "app_process" | "app_process64" | "app_process32" => app_process::app_process(ctx, args),
         "md5sum" | "sha1sum" => hash::hashsum(ctx, name, args),

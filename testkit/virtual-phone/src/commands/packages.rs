@@ -24,6 +24,7 @@ pub(super) fn cmd(ctx: &mut Ctx, args: &[String]) -> Res {
         "input" => input(ctx, rest),
         "device_state" => device_state::device_state(ctx, rest),
         "location" => location::cmd_location(ctx, rest),
+        "input_method" => super::ime::ime(ctx, rest),
         // AOSP's ClipboardService has no shell command on any release (SOURCES.md).
         "clipboard" => {
             ctx.eprint("No shell command implementation.\n")?;

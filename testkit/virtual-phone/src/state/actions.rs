@@ -193,8 +193,13 @@ impl PhoneState {
         });
     }
 
-    /// Types `text` into the focused field. Returns false when no field is focused.
+    /// Types `text` into the focused field. Returns false when no field is focused (or the
+    /// keyguard is in front).
     pub fn type_text(&mut self, text: &str) -> bool {
+        // The keyguard's window has the input focus: nothing reaches the app's field.
+        if self.profile.keyguard {
+            return false;
+        }
         let Some(id) = self.stack.last().and_then(|f| f.focused.clone()) else {
             return false;
         };

@@ -252,3 +252,150 @@ async fn where_the_clip_cannot_work_the_error_says_why_and_the_users_clip_stays(
     })
     .await;
 }
+
+const GBOARD: &str = "com.google.android.inputmethod.latin/com.android.inputmethod.latin.LatinIME";
+const ADB_IME: &str = "com.android.adbkeyboard/.AdbIME";
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn typing_any_language_leaves_the_users_ime_as_it_was() {
+    bounded(async {
+        for sdk in [26, 29, 33, 34] {
+            let r = rig(Profile::android(sdk)).await;
+            // The user has Gboard selected and ADBKeyboard installed and enabled: an IME the
+            // server could switch to, and must not.
+            r.phone.update_state(|s| {
+                s.files.insert(
+                    "/data/local/tmp/k.apk".into(),
+                    virtual_phone::state::FileEntry {
+                        data: virtual_phone::fake_apk("com.android.adbkeyboard", "ADBKeyboard"),
+                        mode: 0o100644,
+                        mtime: 0,
+                    },
+                );
+            });
+            r.phone.shell("pm install /data/local/tmp/k.apk");
+            r.phone.shell(&format!("ime enable {ADB_IME}"));
+            let before = |p: &PhoneHandle| {
+                let s = p.state();
+                (
+                    s.setting("secure", "default_input_method").map(str::to_string),
+                    s.setting("secure", "enabled_input_methods").map(str::to_string),
+                )
+            };
+            let was = before(&r.phone);
+            assert_eq!(was.0.as_deref(), Some(GBOARD), "SDK {sdk}");
+            for text in texts() {
+                ready(&r.phone);
+                r.mcp
+                    .ok(
+                        "mobile_type_keys",
+                        json!({"device": r.dev, "text": text, "submit": false}),
+                    )
+                    .await;
+                assert_eq!(r.phone.state().focused_text().as_deref(), Some(text.as_str()));
+                assert_eq!(before(&r.phone), was, "SDK {sdk}: the IMEs changed");
+                for a in argvs(&r.phone) {
+                    let ime_cmd = a.first().is_some_and(|w| w == "ime")
+                        || a.windows(2).any(|w| w[0] == "cmd" && w[1] == "input_method")
+                        || (a.first().is_some_and(|w| w == "settings")
+                            && a.iter().any(|w| w == "put")
+                            && a.iter().any(|w| w.contains("input_method")));
+                    assert!(!ime_cmd, "SDK {sdk}: {a:?}");
+                }
+            }
+        }
+    })
+    .await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn android_12_and_13_show_the_access_toasts_and_the_users_clip_comes_back() {
+    bounded(async {
+        for sdk in [29, 31, 33] {
+            let r = rig(Profile::android(sdk)).await;
+            ready(&r.phone);
+            r.phone.update_state(|s| {
+                s.clip.toasts.clear();
+                s.clip.notified.clear();
+            });
+            r.mcp
+                .ok(
+                    "mobile_type_keys",
+                    json!({"device": r.dev, "text": "你好，世界", "submit": false}),
+                )
+                .await;
+            let s = r.phone.state();
+            assert_eq!(s.focused_text().as_deref(), Some("你好，世界"), "SDK {sdk}");
+            assert_eq!(s.clipboard, USER_CLIP, "SDK {sdk}: the user's clip is back");
+            assert!(s.clip.overlays.is_empty(), "SDK {sdk}: {:?}", s.clip.overlays);
+            if sdk >= 31 {
+                // The helper read the user's clip (set by Notes), and Notes read the
+                // shell's clip to paste it: one toast each, as the phone showed them.
+                assert_eq!(
+                    s.clip.toasts,
+                    [
+                        "Shell pasted from your clipboard",
+                        "Notes pasted from your clipboard"
+                    ],
+                    "SDK {sdk}"
+                );
+            } else {
+                assert!(s.clip.toasts.is_empty(), "SDK {sdk}: {:?}", s.clip.toasts);
+            }
+        }
+    })
+    .await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn with_no_focused_field_or_a_locked_phone_typing_says_why_and_changes_nothing() {
+    bounded(async {
+        // No field has the focus.
+        let r = rig(Profile::android(34)).await;
+        ready(&r.phone);
+        r.phone.update_state(|s| s.focus(None));
+        let res = r
+            .mcp
+            .call(
+                "mobile_type_keys",
+                json!({"device": r.dev, "text": "你好", "submit": false}),
+            )
+            .await;
+        let t = err_text(&res);
+        assert!(t.contains("no field has the focus"), "{t}");
+        let s = r.phone.state();
+        assert_eq!(s.clipboard, USER_CLIP);
+        assert!(s.clip.calls.is_empty(), "{:?}", s.clip.calls);
+        assert!(s.input_events.is_empty(), "{:?}", s.input_events);
+
+        // The keyguard is in front of the Notes editor, whose body had the focus.
+        let r = rig(Profile {
+            keyguard: true,
+            ..Profile::android(34)
+        })
+        .await;
+        ready(&r.phone);
+        let res = r
+            .mcp
+            .call(
+                "mobile_type_keys",
+                json!({"device": r.dev, "text": "مرحبا", "submit": false}),
+            )
+            .await;
+        let t = err_text(&res);
+        assert!(
+            t.contains("no field has the focus") || t.contains("locked") || t.contains("keyguard"),
+            "{t}"
+        );
+        let s = r.phone.state();
+        assert_eq!(s.focused_text().as_deref(), Some(""));
+        assert_eq!(s.clipboard, USER_CLIP);
+        assert!(
+            !s.input_events
+                .iter()
+                .any(|e| matches!(e, InputEvent::Key { code: 279, .. })),
+            "nothing pasted"
+        );
+    })
+    .await;
+}
