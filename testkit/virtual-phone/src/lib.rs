@@ -72,7 +72,8 @@
 //!   `screenrecord` (until `--time-limit`, `pkill -INT screenrecord`, `kill -INT PID` or the stream
 //!   closing), `pidof`/`pgrep`, `logcat` (-d, -c, -b, -v threadtime/year/brief, -t/-T, follow),
 //!   `ps`, `ls`, `cat`, `rm`, `mkdir`, `touch`, `echo`, `true`, `false`, `id`, `whoami`, `sleep`,
-//!   `date`, `export`, `exec`, `sh -c`, `appops`, `md5sum`/`sha1sum` after `screencap` or the frame timeline. Unknown: `/system/bin/sh: X: inaccessible or not found`.
+//!   `date`, `export`, `exec`, `sh -c`, `appops`, `ime`/`cmd input_method` (list, enable, disable,
+//!   set, reset; worded per release), `md5sum`/`sha1sum` after `screencap` or the frame timeline. Unknown: `/system/bin/sh: X: inaccessible or not found`.
 //! - **State** ([`state`], `scenario` for the packages and screens): packages, activity stack,
 //!   per-screen elements and focus, settings (rotation), display, clipboard, main and crash log
 //!   buffers, files, every input event. Screens are laid out (`layout`) and drawn (`render`,

@@ -26,7 +26,10 @@ fn with_adb_keyboard(p: &PhoneHandle) {
             },
         );
     });
-    assert!(p.shell("pm install /data/local/tmp/k.apk").contains("Success"));
+    assert!(
+        p.shell("pm install /data/local/tmp/k.apk")
+            .contains("Success")
+    );
 }
 
 fn selected(p: &PhoneHandle) -> String {
@@ -42,17 +45,28 @@ fn list_shows_the_enabled_imes_and_all_with_a() {
     assert_eq!(p.shell("ime list -s"), format!("{GBOARD}\n"));
     assert_eq!(p.shell("ime list -a -s"), format!("{GBOARD}\n{ADB_IME}\n"));
     let long = p.shell("ime list");
-    assert!(long.starts_with(&format!("{GBOARD}:\n  mId={GBOARD} ")), "{long}");
+    assert!(
+        long.starts_with(&format!("{GBOARD}:\n  mId={GBOARD} ")),
+        "{long}"
+    );
     assert!(long.contains("mInlineSuggestionsEnabled=false"), "{long}");
     assert!(long.contains("      packageName=com.google.android.inputmethod.latin\n"));
     // Android 8: the older InputMethodInfo.dump has neither field.
     let old = phone(26).shell("ime list");
-    assert!(!old.contains("mIsVrOnly") && old.contains("mSettingsActivityName="), "{old}");
+    assert!(
+        !old.contains("mIsVrOnly") && old.contains("mSettingsActivityName="),
+        "{old}"
+    );
 }
 
 #[test]
 fn enable_set_and_reset_word_their_answers_per_release() {
-    for (sdk, user, set_gap) in [(26, "", " "), (28, "", "  "), (29, " for user #0", " "), (34, " for user #0", " ")] {
+    for (sdk, user, set_gap) in [
+        (26, "", " "),
+        (28, "", "  "),
+        (29, " for user #0", " "),
+        (34, " for user #0", " "),
+    ] {
         let p = phone(sdk);
         with_adb_keyboard(&p);
         assert_eq!(
@@ -73,15 +87,28 @@ fn enable_set_and_reset_word_their_answers_per_release() {
         let reset = p.shell("ime reset");
         match sdk {
             26 => {
-                assert!(reset.starts_with("Error: unknown command 'reset'\nusage: ime list"), "{reset}");
+                assert!(
+                    reset.starts_with("Error: unknown command 'reset'\nusage: ime list"),
+                    "{reset}"
+                );
                 assert_eq!(selected(&p), ADB_IME, "no reset on Android 8");
             }
             28 => {
-                assert_eq!(reset, format!("Reset current and enabled IMEs\nNewly selected IME:\n  {GBOARD}\nNewly enabled IMEs:\n  {GBOARD}\n"));
+                assert_eq!(
+                    reset,
+                    format!(
+                        "Reset current and enabled IMEs\nNewly selected IME:\n  {GBOARD}\nNewly enabled IMEs:\n  {GBOARD}\n"
+                    )
+                );
                 assert_eq!(selected(&p), GBOARD);
             }
             _ => {
-                assert_eq!(reset, format!("Reset current and enabled IMEs for user #0\n  Selected: {GBOARD}\n   Enabled: {GBOARD}\n"));
+                assert_eq!(
+                    reset,
+                    format!(
+                        "Reset current and enabled IMEs for user #0\n  Selected: {GBOARD}\n   Enabled: {GBOARD}\n"
+                    )
+                );
                 assert_eq!(selected(&p), GBOARD);
                 assert_eq!(p.shell("ime list -s"), format!("{GBOARD}\n"));
             }
@@ -101,5 +128,8 @@ fn an_unknown_ime_is_refused_and_changes_nothing() {
         "Unknown input method com.example/.Nope cannot be enabled for user #0\n"
     );
     assert_eq!(selected(&p), GBOARD);
-    assert_eq!(phone(26).shell("ime set com.example/.Nope"), "Error: Unknown id: com.example/.Nope\n");
+    assert_eq!(
+        phone(26).shell("ime set com.example/.Nope"),
+        "Error: Unknown id: com.example/.Nope\n"
+    );
 }

@@ -37,7 +37,10 @@ fn a_tap_on_a_look_alike_checks_that_rows_button_after_scrolls() {
     p.shell(&format!("am start -n {CART}/.MainActivity"));
     let dump = p.ui_dump();
     assert!(dump.contains("Item 1\""), "{dump}");
-    assert!(!dump.contains("Item 200\""), "the list is taller than the screen");
+    assert!(
+        !dump.contains("Item 200\""),
+        "the list is taller than the screen"
+    );
     // Scroll far down: row 1 is gone, later rows show.
     for _ in 0..10 {
         p.shell("input swipe 540 1800 540 600 300");

@@ -190,8 +190,16 @@ fn clip_get(s: &mut PhoneState) -> String {
     if !op_allowed(s, "READ_CLIPBOARD") || !present {
         return "clip-none".into();
     }
-    let ime = s.setting("secure", "default_input_method").map(str::to_string);
-    crate::state::clipboard::note_read(&mut s.clip, s.profile.sdk, SHELL_PACKAGE, "Shell", ime.as_deref());
+    let ime = s
+        .setting("secure", "default_input_method")
+        .map(str::to_string);
+    crate::state::clipboard::note_read(
+        &mut s.clip,
+        s.profile.sdk,
+        SHELL_PACKAGE,
+        "Shell",
+        ime.as_deref(),
+    );
     format!(
         "clip:{}",
         base64::engine::general_purpose::STANDARD.encode(s.clipboard.as_bytes())

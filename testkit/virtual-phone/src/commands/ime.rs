@@ -172,7 +172,8 @@ pub(super) fn ime(ctx: &mut Ctx, args: &[String]) -> Res {
                 (next, defaults)
             });
             let out = if sdk >= 29 {
-                let mut o = format!("Reset current and enabled IMEs for user #0\n  Selected: {next}\n");
+                let mut o =
+                    format!("Reset current and enabled IMEs for user #0\n  Selected: {next}\n");
                 for id in &on {
                     o.push_str(&format!("   Enabled: {id}\n"));
                 }

@@ -357,9 +357,21 @@ pub(crate) fn key(s: &mut PhoneState, code: u32, name: &str) {
             if let Some(pkg) = s.foreground_package().map(str::to_string)
                 && s.stack.last().is_some_and(|f| f.focused.is_some())
             {
-                let label = s.packages.get(&pkg).map(|p| p.label.clone()).unwrap_or_default();
-                let ime = s.setting("secure", "default_input_method").map(str::to_string);
-                crate::state::clipboard::note_read(&mut s.clip, s.profile.sdk, &pkg, &label, ime.as_deref());
+                let label = s
+                    .packages
+                    .get(&pkg)
+                    .map(|p| p.label.clone())
+                    .unwrap_or_default();
+                let ime = s
+                    .setting("secure", "default_input_method")
+                    .map(str::to_string);
+                crate::state::clipboard::note_read(
+                    &mut s.clip,
+                    s.profile.sdk,
+                    &pkg,
+                    &label,
+                    ime.as_deref(),
+                );
             }
             let clip = s.clipboard.clone();
             s.type_text(&clip);

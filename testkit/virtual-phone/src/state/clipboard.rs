@@ -59,5 +59,6 @@ pub(crate) fn note_read(
         return;
     }
     clip.notified.push(package.to_string());
-    clip.toasts.push(format!("{label} pasted from your clipboard"));
+    clip.toasts
+        .push(format!("{label} pasted from your clipboard"));
 }

@@ -278,8 +278,10 @@ async fn typing_any_language_leaves_the_users_ime_as_it_was() {
             let before = |p: &PhoneHandle| {
                 let s = p.state();
                 (
-                    s.setting("secure", "default_input_method").map(str::to_string),
-                    s.setting("secure", "enabled_input_methods").map(str::to_string),
+                    s.setting("secure", "default_input_method")
+                        .map(str::to_string),
+                    s.setting("secure", "enabled_input_methods")
+                        .map(str::to_string),
                 )
             };
             let was = before(&r.phone);
@@ -292,11 +294,15 @@ async fn typing_any_language_leaves_the_users_ime_as_it_was() {
                         json!({"device": r.dev, "text": text, "submit": false}),
                     )
                     .await;
-                assert_eq!(r.phone.state().focused_text().as_deref(), Some(text.as_str()));
+                assert_eq!(
+                    r.phone.state().focused_text().as_deref(),
+                    Some(text.as_str())
+                );
                 assert_eq!(before(&r.phone), was, "SDK {sdk}: the IMEs changed");
                 for a in argvs(&r.phone) {
                     let ime_cmd = a.first().is_some_and(|w| w == "ime")
-                        || a.windows(2).any(|w| w[0] == "cmd" && w[1] == "input_method")
+                        || a.windows(2)
+                            .any(|w| w[0] == "cmd" && w[1] == "input_method")
                         || (a.first().is_some_and(|w| w == "settings")
                             && a.iter().any(|w| w == "put")
                             && a.iter().any(|w| w.contains("input_method")));
@@ -327,7 +333,11 @@ async fn android_12_and_13_show_the_access_toasts_and_the_users_clip_comes_back(
             let s = r.phone.state();
             assert_eq!(s.focused_text().as_deref(), Some("你好，世界"), "SDK {sdk}");
             assert_eq!(s.clipboard, USER_CLIP, "SDK {sdk}: the user's clip is back");
-            assert!(s.clip.overlays.is_empty(), "SDK {sdk}: {:?}", s.clip.overlays);
+            assert!(
+                s.clip.overlays.is_empty(),
+                "SDK {sdk}: {:?}",
+                s.clip.overlays
+            );
             if sdk >= 31 {
                 // The helper read the user's clip (set by Notes), and Notes read the
                 // shell's clip to paste it: one toast each, as the phone showed them.

@@ -128,7 +128,6 @@ pub(super) async fn ref_rounds(
     (landed, refused, wrong)
 }
 
-
 /// The row of each "Add to cart" button in a JSON element list of the Cart app: the row
 /// of the nearest "Item N" title above it, else the one before the nearest title below it
 /// (a row whose title scrolled off). Pairs of (ref, row).

@@ -153,11 +153,16 @@ pub(super) async fn stall_rounds(
                     faults.add("a screenshot during a stall never reached the phone".into());
                 }
                 let r = session
-                    .send(&json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
-                        "params": {"requestId": cancel_id, "reason": "the soak cancels"}}))
+                    .send(
+                        &json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
+                        "params": {"requestId": cancel_id, "reason": "the soak cancels"}}),
+                    )
                     .await;
                 if r.status != 202 {
-                    faults.add(format!("notifications/cancelled: HTTP {} {}", r.status, r.body));
+                    faults.add(format!(
+                        "notifications/cancelled: HTTP {} {}",
+                        r.status, r.body
+                    ));
                 }
             };
             let dropped = attempt(
@@ -213,7 +218,9 @@ pub(super) async fn stall_rounds(
             } else if has_image(&r) {
                 fig.served_late += 1;
             } else {
-                faults.add(format!("a screenshot during a stall: no image and no error: {t}"));
+                faults.add(format!(
+                    "a screenshot during a stall: no image and no error: {t}"
+                ));
             }
         }
 
@@ -259,14 +266,14 @@ pub(super) async fn stall_rounds(
                 json!({"device": dev, "x": ax, "y": ay, "settleTimeoutMs": 0, "observe": "none"}),
             ))
             .await;
-        if let Some(res) = result_of(&r, "a tap after a stall", faults) {
-            if res["isError"] == true || taps_at(phone, ax, ay) != 1 {
-                faults.add(format!(
-                    "a tap after a stall: {} (taps there: {})",
-                    text_of(&res),
-                    taps_at(phone, ax, ay)
-                ));
-            }
+        if let Some(res) = result_of(&r, "a tap after a stall", faults)
+            && (res["isError"] == true || taps_at(phone, ax, ay) != 1)
+        {
+            faults.add(format!(
+                "a tap after a stall: {} (taps there: {})",
+                text_of(&res),
+                taps_at(phone, ax, ay)
+            ));
         }
     }
     fig
