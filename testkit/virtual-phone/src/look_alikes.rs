@@ -6,7 +6,7 @@
 //!   buttons share text, label and resource id, as the rows of a `RecyclerView` bound from one
 //!   row layout do (AOSP `RecyclerView.Adapter.onBindViewHolder` fills the same views per
 //!   row). A tap on a button flips its `checked` (so a test sees which row's button a tap
-//!   hit: [`checked_rows`]). The list is taller than the screen and scrolls with a vertical
+//!   hit: [`checked_rows`]); [`delete_row`] removes a row as the app would. The list is taller than the screen and scrolls with a vertical
 //!   `input swipe` (see `scenario`); a row whose title scrolled off can still show its button.
 //!
 //! This is the shape issue #26 names ("Add to cart" per row, refs kept across scrolls): an
@@ -50,20 +50,37 @@ fn id(name: &str) -> String {
     format!("{CART}:id/{name}")
 }
 
-/// The rows (from 1) whose "Add to cart" is checked now, in order.
+/// The rows (by the number in their title) whose "Add to cart" is checked now, in order.
 pub fn checked_rows(state: &PhoneState) -> Vec<usize> {
-    state
+    let Some(sc) = state.packages.get(CART).and_then(|p| p.screens.get("main")) else {
+        return Vec::new();
+    };
+    let mut row: Option<usize> = None;
+    let mut out = Vec::new();
+    for e in &sc.elements {
+        match e.kind {
+            ElementKind::Text => row = e.text.strip_prefix("Item ").and_then(|n| n.parse().ok()),
+            ElementKind::Button if e.checked => out.extend(row),
+            _ => {}
+        }
+    }
+    out
+}
+
+/// Deletes row `n` (its title and its button), as the app does when the item is removed
+/// (`RecyclerView.Adapter.notifyItemRemoved`: the rows below move up). Whether it was there.
+pub fn delete_row(state: &mut PhoneState, n: usize) -> bool {
+    let Some(sc) = state
         .packages
-        .get(CART)
-        .and_then(|p| p.screens.get("main"))
-        .map(|sc| {
-            sc.elements
-                .iter()
-                .filter(|e| e.kind == ElementKind::Button)
-                .enumerate()
-                .filter(|(_, e)| e.checked)
-                .map(|(i, _)| i + 1)
-                .collect()
-        })
-        .unwrap_or_default()
+        .get_mut(CART)
+        .and_then(|p| p.screens.get_mut("main"))
+    else {
+        return false;
+    };
+    let title = format!("Item {n}");
+    let Some(i) = sc.elements.iter().position(|e| e.text == title) else {
+        return false;
+    };
+    sc.elements.drain(i..(i + 2).min(sc.elements.len()));
+    true
 }

@@ -3,7 +3,7 @@
 
 use std::time::Duration;
 
-use virtual_phone::look_alikes::{CART, checked_rows, look_alike_state};
+use virtual_phone::look_alikes::{CART, checked_rows, delete_row, look_alike_state};
 use virtual_phone::{PhoneConfig, VirtualPhone};
 
 #[test]
@@ -61,4 +61,12 @@ fn a_tap_on_a_look_alike_checks_that_rows_button_after_scrolls() {
     let below = y + (20 + 8 + 24) * density / 160;
     p.shell(&format!("input tap {x} {below}"));
     assert_eq!(checked_rows(&p.state()), vec![first]);
+    // The row is deleted: its title and button go, the rows below move up.
+    let mut gone = false;
+    p.update_state(|s| gone = delete_row(s, first));
+    assert!(gone);
+    assert!(checked_rows(&p.state()).is_empty());
+    let dump = p.ui_dump();
+    assert!(!dump.contains(&format!("Item {first}\"")), "{dump}");
+    assert!(dump.contains(&format!("Item {}\"", first + 1)), "{dump}");
 }

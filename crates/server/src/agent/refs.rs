@@ -19,11 +19,11 @@
 //! ref either names the element it named when given or names nothing
 //! ([`RefTable::former`]).
 //!
-//! One known limit: when a whole row (title and look-alike) is deleted and the look-alike
-//! of the row above it is the first one on screen, that one is known only by the title
-//! below it, which named the deleted row's look-alike: it takes that ref, and a tap by the
-//! deleted row's ref lands on the row above (the soak, whose rows are never deleted, does
-//! not meet it).
+//! A look-alike's row title (the one-of-a-kind text nearest above it; for the first one on
+//! screen only when it is not the topmost such text, which may be a toolbar) is remembered
+//! per ref ([`rows`]): an element whose keys name a ref but which sits under another ref's
+//! row title gets a new ref, so when a whole row is deleted its look-alike's ref does not
+//! pass to the row above, whose look-alike is then known only by the title below it.
 //!
 //! What the table keeps is bounded: a text is kept as at most [`KEPT_CHARS`] characters
 //! and a hash of the whole, and the table starts afresh past [`MAX_REFS`] refs or
@@ -204,6 +204,35 @@ pub(crate) fn keys(elements: &[Element]) -> Vec<Vec<Key>> {
     keys
 }
 
+/// The row title of each look-alike: the one-of-a-kind text nearest above it, with no
+/// look-alike like it between them. For the first look-alike on screen only when some
+/// other one-of-a-kind text sits above that one (so not a toolbar at the top, which sits
+/// above whichever row is first). Not a key (it never gives a ref: a row whose title
+/// scrolled off may sit under a section header); a ref whose element now sits under the
+/// title of another ref's row is refused ([`RefTable::number`]).
+fn rows(elements: &[Element]) -> Vec<Option<String>> {
+    let bases: Vec<Base> = elements.iter().map(Base::of).collect();
+    let mut at: HashMap<&Base, Vec<usize>> = HashMap::new();
+    for (i, b) in bases.iter().enumerate() {
+        at.entry(b).or_default().push(i);
+    }
+    let landmark = |i: usize| landmark(&bases, &at, i);
+    let mut out = vec![None; elements.len()];
+    for idx in at.values().filter(|idx| idx.len() > 1) {
+        for (k, &i) in idx.iter().enumerate() {
+            let from = if k == 0 { 0 } else { idx[k - 1] + 1 };
+            let Some(j) = (from..i).rev().find(|&j| landmark(j).is_some()) else {
+                continue;
+            };
+            if k == 0 && !(0..j).any(|h| landmark(h).is_some()) {
+                continue;
+            }
+            out[i] = landmark(j).map(str::to_string);
+        }
+    }
+    out
+}
+
 /// What a ref named when it was given.
 #[derive(Debug, Clone)]
 struct Named {
@@ -219,6 +248,8 @@ pub(crate) struct RefTable {
     by_key: HashMap<Key, u64>,
     /// What each ref named when given.
     named: HashMap<u64, Named>,
+    /// The ref last seen under each row title, by base ([`rows`]).
+    by_row: HashMap<(Base, String), u64>,
     /// The last ref given (refs are never given twice, also after a fresh start).
     next: u64,
     /// Bytes of text kept in `by_key` and `named`, roughly.
@@ -246,19 +277,31 @@ impl RefTable {
         if self.named.len() > MAX_REFS || self.bytes > MAX_BYTES {
             self.by_key.clear();
             self.named.clear();
+            self.by_row.clear();
             self.bytes = 0;
         }
         let keys = keys(&elements);
+        let rows = rows(&elements);
         let found: Vec<Option<u64>> = keys
             .iter()
-            .map(|ks| {
+            .zip(&rows)
+            .map(|(ks, row)| {
                 let refs: HashSet<u64> = ks
                     .iter()
                     .filter_map(|k| self.by_key.get(k).copied())
                     .collect();
-                match refs.len() {
+                let r = match refs.len() {
                     1 => refs.into_iter().next(),
                     _ => None,
+                }?;
+                // Under another ref's row title: that ref's row may be the one here (a row
+                // deleted between them), so neither is trusted.
+                let under = row
+                    .as_ref()
+                    .and_then(|t| self.by_row.get(&(ks[0].base.clone(), t.clone())));
+                match under {
+                    Some(&other) if other != r => None,
+                    _ => Some(r),
                 }
             })
             .collect();
@@ -266,7 +309,7 @@ impl RefTable {
         for r in found.iter().flatten() {
             *claims.entry(*r).or_insert(0) += 1;
         }
-        for ((e, ks), found) in elements.iter_mut().zip(&keys).zip(found) {
+        for (((e, ks), found), row) in elements.iter_mut().zip(&keys).zip(found).zip(&rows) {
             let r = match found {
                 Some(r) if claims[&r] == 1 => r,
                 _ => {
@@ -286,6 +329,16 @@ impl RefTable {
             for k in ks {
                 if self.by_key.insert(k.clone(), r).is_none() {
                     self.bytes += k.bytes();
+                }
+            }
+            if let Some(t) = row {
+                let bytes = ks[0].base.bytes() + t.len() + 48;
+                if self
+                    .by_row
+                    .insert((ks[0].base.clone(), t.clone()), r)
+                    .is_none()
+                {
+                    self.bytes += bytes;
                 }
             }
             e.reference = format!("@e{r}");
@@ -390,6 +443,31 @@ mod tests {
         let back = t.number(shop(None, &["Milk", "Eggs", "Bread"]));
         assert_eq!(ref_of(&back, Some("Milk")), milk);
         assert_eq!(ref_of(&back, Some("Eggs")), eggs);
+    }
+
+    #[test]
+    fn a_deleted_rows_ref_never_passes_to_the_row_above() {
+        let mut t = RefTable::default();
+        let s0 = t.number(shop(None, &["Milk", "Eggs", "Bread"]));
+        let milk = ref_of(&s0, Some("Milk")).to_string();
+        let eggs = ref_of(&s0, Some("Eggs")).to_string();
+        let bread = ref_of(&s0, Some("Bread")).to_string();
+        // Eggs' row (title and button) is deleted; Milk's button is the first on screen.
+        let s1 = t.number(shop(None, &["Milk", "Bread"]));
+        assert!(
+            s1.iter().all(|e| e.reference != eggs),
+            "Eggs' ref went to {:?}",
+            s1.iter().find(|e| e.reference == eggs)
+        );
+        let m = ref_of(&s1, Some("Milk"));
+        assert!(
+            m == milk || !s0.iter().any(|e| e.reference == m),
+            "Milk's button got another element's ref {m}"
+        );
+        assert_eq!(ref_of(&s1, Some("Bread")), bread);
+        // Scrolling still keeps refs (the toolbar above the first button is no row).
+        let s2 = t.number(shop(Some("Milk"), &["Bread", "Jam"]));
+        assert_eq!(ref_of(&s2, Some("Bread")), bread);
     }
 
     #[test]

@@ -1,6 +1,8 @@
 //! Refs kept and used later: across screen changes on the launcher ([`ref_rounds`]), and
 //! across scrolls of a long list of look-alike rows ([`list_rounds`]).
 
+use virtual_phone::look_alikes::{CART, checked_rows, delete_row};
+
 use super::*;
 
 /// Refs kept across screen changes: list the launcher, open an app, go home again, then
@@ -167,12 +169,71 @@ pub(super) struct ListFigures {
     pub refused: usize,
     pub wrong: usize,
     pub scrolls: usize,
+    /// Rows deleted while their refs were kept.
+    pub deleted: usize,
+}
+
+/// Taps by `reference`, kept from a list where it named the button of `row`: it must check
+/// that row's button and no other (the phone's `checked` flags and input records) or be
+/// refused with nothing sent to the phone.
+#[allow(clippy::too_many_arguments)]
+async fn tap_kept(
+    session: &Session,
+    dev: &str,
+    phone: &PhoneHandle,
+    id: u64,
+    reference: &str,
+    row: usize,
+    fig: &mut ListFigures,
+    faults: &Faults,
+) {
+    let before = checked_rows(&phone.state());
+    phone.update_state(|s| s.input_events.clear());
+    let r = session
+        .send(&call(
+            id,
+            "mobile_click_on_screen_at_coordinates",
+            json!({"device": dev, "ref": reference, "observe": "none"}),
+        ))
+        .await;
+    let Some(result) = result_of(&r, "tap by a kept row ref", faults) else {
+        return;
+    };
+    let s = phone.state();
+    let after = checked_rows(&s);
+    let hit: Vec<usize> = before
+        .iter()
+        .filter(|r| !after.contains(r))
+        .chain(after.iter().filter(|r| !before.contains(r)))
+        .copied()
+        .collect();
+    let taps = s.input_events.len();
+    if result["isError"] == true {
+        if hit.is_empty() && taps == 0 {
+            fig.refused += 1;
+        } else {
+            fig.wrong += 1;
+            faults.add(format!(
+                "a refused tap by {reference} (row {row}) reached the phone: rows {hit:?}, {:?}",
+                s.input_events
+            ));
+        }
+    } else if hit == [row] && taps == 1 {
+        fig.landed += 1;
+    } else {
+        fig.wrong += 1;
+        faults.add(format!(
+            "tap by {reference} (row {row}) hit rows {hit:?} with {taps} input events: {}",
+            text_of(&result)
+        ));
+    }
 }
 
 /// A long list of look-alike rows (the phone's Cart app, `look_alikes`): scroll by a
 /// few rows at a time, down and back up, keep the refs of every list seen (bounded), and
-/// tap by refs kept one to three scrolls ago. Each tap must check the button of the row
-/// the ref named when it was given (the phone's `checked` flags and its input records
+/// tap by refs kept one to three scrolls ago; now and then delete the second row on screen
+/// and tap its button's ref and the row above's. Each tap must check the button of the
+/// row the ref named when it was given (the phone's `checked` flags and its input records
 /// say which button a tap hit) or be refused with nothing sent.
 pub(super) async fn list_rounds(
     url: &str,
@@ -181,7 +242,6 @@ pub(super) async fn list_rounds(
     until: Instant,
     faults: &Faults,
 ) -> ListFigures {
-    use virtual_phone::look_alikes::{CART, checked_rows};
     let (session, _) = Session::open(url, None).await;
     let mut fig = ListFigures::default();
     let mut id = 5000;
@@ -221,6 +281,36 @@ pub(super) async fn list_rounds(
             faults.add(format!("no look-alike rows on the Cart screen: {list}"));
             break;
         }
+        // Now and then a row is deleted (the second on screen, under the first whose title
+        // shows): its button's ref must then be refused, and the row above's must not
+        // land elsewhere.
+        if step % 6 == 3
+            && let [(above_ref, above), (gone_ref, gone), ..] = now.as_slice()
+            && *gone == above + 1
+            && elements
+                .iter()
+                .any(|e| e["text"] == format!("Item {above}"))
+        {
+            let gone = *gone;
+            let mut deleted = false;
+            phone.update_state(|s| deleted = delete_row(s, gone));
+            if deleted {
+                fig.deleted += 1;
+                for (reference, row) in [(gone_ref.clone(), gone), (above_ref.clone(), *above)] {
+                    tap_kept(
+                        &session,
+                        dev,
+                        phone,
+                        next(),
+                        &reference,
+                        row,
+                        &mut fig,
+                        faults,
+                    )
+                    .await;
+                }
+            }
+        }
         kept.push_back(now);
         if kept.len() > 4 {
             kept.pop_front();
@@ -229,45 +319,17 @@ pub(super) async fn list_rounds(
         if kept.len() > 1 {
             let old = &kept[step % (kept.len() - 1)];
             let (reference, row) = old[step % old.len()].clone();
-            let before = checked_rows(&phone.state());
-            phone.update_state(|s| s.input_events.clear());
-            let r = session
-                .send(&call(
-                    next(),
-                    "mobile_click_on_screen_at_coordinates",
-                    json!({"device": dev, "ref": reference, "observe": "none"}),
-                ))
-                .await;
-            if let Some(result) = result_of(&r, "tap by a kept row ref", faults) {
-                let s = phone.state();
-                let after = checked_rows(&s);
-                let hit: Vec<usize> = before
-                    .iter()
-                    .filter(|r| !after.contains(r))
-                    .chain(after.iter().filter(|r| !before.contains(r)))
-                    .copied()
-                    .collect();
-                let taps = s.input_events.len();
-                if result["isError"] == true {
-                    if hit.is_empty() && taps == 0 {
-                        fig.refused += 1;
-                    } else {
-                        fig.wrong += 1;
-                        faults.add(format!(
-                            "a refused tap by {reference} (row {row}) reached the phone: rows {hit:?}, {:?}",
-                            s.input_events
-                        ));
-                    }
-                } else if hit == [row] && taps == 1 {
-                    fig.landed += 1;
-                } else {
-                    fig.wrong += 1;
-                    faults.add(format!(
-                        "tap by {reference} (row {row}) hit rows {hit:?} with {taps} input events: {}",
-                        text_of(&result)
-                    ));
-                }
-            }
+            tap_kept(
+                &session,
+                dev,
+                phone,
+                next(),
+                &reference,
+                row,
+                &mut fig,
+                faults,
+            )
+            .await;
         }
         // Scroll a few rows: mostly down the list, now and then back up.
         let direction = if step % 7 < 5 { "up" } else { "down" };
