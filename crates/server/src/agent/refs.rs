@@ -23,7 +23,9 @@
 //! screen only when it is not the topmost such text, which may be a toolbar) is remembered
 //! per ref ([`rows`]): an element whose keys name a ref but which sits under another ref's
 //! row title gets a new ref, so when a whole row is deleted its look-alike's ref does not
-//! pass to the row above, whose look-alike is then known only by the title below it.
+//! pass to the row above, whose look-alike is then known only by the title below it. The
+//! one case left: when that row above shows only its look-alike (its title scrolled under
+//! a toolbar), the deletion looks like a scroll in one list, and the ref can pass.
 //!
 //! What the table keeps is bounded: a text is kept as at most [`KEPT_CHARS`] characters
 //! and a hash of the whole, and the table starts afresh past [`MAX_REFS`] refs or

@@ -131,9 +131,10 @@ pub(super) async fn ref_rounds(
 }
 
 /// The row of each "Add to cart" button in a JSON element list of the Cart app: the row
-/// of the nearest "Item N" title above it, else the one before the nearest title below it
-/// (a row whose title scrolled off). Pairs of (ref, row).
-fn buttons_by_row(elements: &[Value]) -> Vec<(String, usize)> {
+/// of the title right above it, else (a row whose title scrolled off) the row before the
+/// nearest title below it among the rows the phone still has (`rows`, in order: rows are
+/// deleted). Pairs of (ref, row).
+fn buttons_by_row(elements: &[Value], rows: &[usize]) -> Vec<(String, usize)> {
     let row_of = |e: &Value| {
         e["text"]
             .as_str()?
@@ -141,24 +142,40 @@ fn buttons_by_row(elements: &[Value]) -> Vec<(String, usize)> {
             .parse::<usize>()
             .ok()
     };
+    let before = |n: usize| {
+        let at = rows.iter().position(|&r| r == n)?;
+        at.checked_sub(1).map(|p| rows[p])
+    };
     let mut out = Vec::new();
     for (i, e) in elements.iter().enumerate() {
         if e["text"] != "Add to cart" {
             continue;
         }
-        let above = elements[..i].iter().rev().find_map(row_of);
-        let below = elements[i + 1..].iter().find_map(row_of).map(|n| n - 1);
-        // A title above in the same row comes right before the button.
-        let row = match (i.checked_sub(1).and_then(|j| row_of(&elements[j])), below) {
-            (Some(n), _) => Some(n),
-            (None, Some(n)) => Some(n),
-            (None, None) => above,
+        let row = match i.checked_sub(1).and_then(|j| row_of(&elements[j])) {
+            Some(n) => Some(n),
+            None => elements[i + 1..].iter().find_map(row_of).and_then(before),
         };
         if let (Some(r), Some(row)) = (e["ref"].as_str(), row) {
             out.push((r.to_string(), row));
         }
     }
     out
+}
+
+/// The rows the Cart app has now, in order (by the number in their title).
+fn cart_rows(phone: &PhoneHandle) -> Vec<usize> {
+    phone
+        .state()
+        .packages
+        .get(virtual_phone::look_alikes::CART)
+        .and_then(|p| p.screens.get("main"))
+        .map(|sc| {
+            sc.elements
+                .iter()
+                .filter_map(|e| e.text.strip_prefix("Item ")?.parse().ok())
+                .collect()
+        })
+        .unwrap_or_default()
 }
 
 /// What the list rounds saw: taps by kept refs that landed on the row the ref named,
@@ -276,7 +293,7 @@ pub(super) async fn list_rounds(
             .as_array()
             .cloned()
             .unwrap_or_default();
-        let now = buttons_by_row(&elements);
+        let now = buttons_by_row(&elements, &cart_rows(phone));
         if now.is_empty() {
             faults.add(format!("no look-alike rows on the Cart screen: {list}"));
             break;
