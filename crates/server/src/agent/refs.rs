@@ -254,7 +254,7 @@ pub(crate) struct RefTable {
     by_row: HashMap<(Base, String), u64>,
     /// The last ref given (refs are never given twice, also after a fresh start).
     next: u64,
-    /// Bytes of text kept in `by_key` and `named`, roughly.
+    /// Bytes of text kept in `by_key`, `named` and `by_row`, roughly.
     bytes: usize,
 }
 
