@@ -12,7 +12,7 @@ use std::time::Duration;
 use mobile_android::{AndroidBackend, AndroidConfig};
 use mobile_device::{
     AppId, Button, CaptureFormat, Device, DeviceBackend, DeviceError, DeviceKind, DevicePath,
-    DeviceState, DeviceUrl, Locales, LogFilter, LogQuery, Orientation, Point, RecordingOptions,
+    DeviceState, DeviceUrl, LaunchOptions, Locales, LogFilter, LogQuery, Orientation, Point, RecordingOptions,
 };
 use mobile_device::{OutputFormat, ScreenshotOptions};
 use mobile_screenshot as screenshot;
@@ -134,7 +134,7 @@ async fn every_method_through_a_private_adb_server() {
         // Launch with a locale: set-app-locales, resolve-activity, am start -n.
         phone.clear_log();
         let notes = AppId::parse("com.example.notes").unwrap();
-        d.launch_app(&notes, Some(&Locales::parse("fr-FR").unwrap()))
+        d.launch_app(&notes, &LaunchOptions::in_locales(Some(Locales::parse("fr-FR").unwrap())))
             .await
             .unwrap();
         let got = argvs(&phone);
@@ -278,7 +278,7 @@ async fn every_method_through_a_private_adb_server() {
         assert_eq!(phone.state().browser_url, url.as_str());
 
         // Terminate.
-        d.launch_app(&notes, None).await.unwrap();
+        d.launch_app(&notes, &LaunchOptions::default()).await.unwrap();
         phone.clear_log();
         d.terminate_app(&notes).await.unwrap();
         // Checked to be installed first (an app that is not is an error, not "Terminated").

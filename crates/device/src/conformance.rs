@@ -90,7 +90,10 @@ pub async fn call_every_method(d: &dyn Device, p: Probe) -> Vec<(&'static str, R
     let short = Duration::from_millis(100);
     let mut out: Vec<(&'static str, Result<()>)> = Vec::new();
     out.push(("list_apps", done(d.list_apps().await)));
-    out.push(("launch_app", d.launch_app(&p.app, None).await));
+    out.push((
+        "launch_app",
+        done(d.launch_app(&p.app, &Default::default()).await),
+    ));
     out.push(("terminate_app", d.terminate_app(&p.app).await));
     out.push(("install_app", d.install_app(p.package, None).await));
     out.push(("uninstall_app", d.uninstall_app(&p.installed).await));

@@ -14,7 +14,8 @@ use crate::button::Button;
 use crate::capture::ScreenshotOptions;
 use crate::error::{DeviceError, Result};
 use crate::fingerprint::ScreenFingerprint;
-use crate::input::{AppId, DevicePath, DeviceUrl, Locales};
+use crate::input::{AppId, DevicePath, DeviceUrl};
+use crate::launch::{LaunchOptions, LaunchReport};
 use crate::package::AppPackage;
 use crate::posture::{FoldState, Posture};
 use crate::types::*;
@@ -42,8 +43,11 @@ pub trait Device: Send + Sync + 'static {
     async fn list_apps(&self) -> Result<Vec<App>> {
         Err(self.unsupported("listing apps"))
     }
-    /// Opens an app, or brings it to the front, optionally in `locales`.
-    async fn launch_app(&self, _app: &AppId, _locales: Option<&Locales>) -> Result<()> {
+    /// Opens an app, or brings it to the front, as `options` ask: stopped first, its data
+    /// cleared, its permissions set, with launch arguments, at a deep link, in a locale.
+    /// Each option is checked on the device; one the platform cannot do is an error
+    /// before the app is launched. Returns what was done.
+    async fn launch_app(&self, _app: &AppId, _options: &LaunchOptions) -> Result<LaunchReport> {
         Err(self.unsupported("launching apps"))
     }
     /// Stops an app; not an error if it was not running.

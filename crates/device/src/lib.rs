@@ -31,6 +31,7 @@ mod error;
 mod fingerprint;
 mod input;
 mod join;
+mod launch;
 mod package;
 mod posture;
 mod registry;
@@ -50,6 +51,10 @@ pub use input::{
     excerpt,
 };
 pub use join::join_all;
+pub use launch::{
+    ArgumentKey, ArgumentValue, LaunchArguments, LaunchOptions, LaunchReport, MAX_ARGUMENT_TEXT,
+    MAX_LAUNCH_ENTRIES, PermissionChange, PermissionName, PermissionValue, Permissions,
+};
 pub use package::{AppPackage, PackageContent};
 pub use posture::{FoldState, Posture};
 pub use registry::{DeviceBackend, DeviceRegistry, Discovery, Listing};

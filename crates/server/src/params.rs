@@ -3,8 +3,9 @@
 //! descriptions the model reads, so they say what to pass and where to get it.
 
 use mobile_device::{
-    AppId, DelayMillis, DevicePath, DeviceUrl, GestureMillis, Latitude, Locales, LogLimit,
-    Longitude, Orientation, RecordingLimit, SwipeDirection,
+    AppId, DelayMillis, DevicePath, DeviceUrl, GestureMillis, LaunchArguments, LaunchOptions,
+    Latitude, Locales, LogLimit, Longitude, Orientation, Permissions, RecordingLimit,
+    SwipeDirection,
 };
 use rmcp::schemars::{self, JsonSchema};
 use serde::{Deserialize, Deserializer};
@@ -33,9 +34,42 @@ pub(crate) struct LaunchAppParams {
     /// Optional comma-separated BCP 47 locales to launch the app in, e.g. "fr-FR" or "de,en".
     #[serde(default)]
     pub locale: Option<Locales>,
+    /// Stop the app first so it starts afresh with the arguments given (default false: a
+    /// running app is brought to the front as it is; Maestro's launchApp stops it).
+    #[serde(default, rename = "stopFirst")]
+    pub stop_first: bool,
+    /// Clear the app's data before launching (Android `pm clear`; iOS simulator: the app
+    /// reinstalled from its own bundle, as Maestro does). Default false.
+    #[serde(default, rename = "clearState")]
+    pub clear_state: bool,
+    /// Runtime permissions to set before launching, e.g. {"all": "deny", "camera": "allow"}.
+    #[serde(default)]
+    pub permissions: Option<Permissions>,
+    /// Launch arguments (intent extras on Android, process arguments on iOS), e.g.
+    /// {"isLoggedIn": true, "user": "ada"}.
+    #[serde(default)]
+    pub arguments: Option<LaunchArguments>,
+    /// A deep link to open in this app instead of its start screen (http and https
+    /// unless the server allows more schemes).
+    #[serde(default)]
+    pub url: Option<DeviceUrl>,
     /// After acting: settle and observe.
     #[serde(flatten)]
     pub after: AfterAction,
+}
+
+impl LaunchAppParams {
+    /// What the device is asked to do.
+    pub(crate) fn options(&self) -> LaunchOptions {
+        LaunchOptions {
+            locales: self.locale.clone(),
+            stop_first: self.stop_first,
+            clear_state: self.clear_state,
+            permissions: self.permissions.clone(),
+            arguments: self.arguments.clone().unwrap_or_default(),
+            url: self.url.clone(),
+        }
+    }
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]

@@ -4,8 +4,8 @@
 use std::path::Path;
 
 use mobile_device::{
-    App, AppId, AppPackage, DeviceError, DeviceUrl, ForegroundApp, Locales, NextStep,
-    PackageContent, Platform, ProgressFn, Result,
+    App, AppId, AppPackage, DeviceError, DeviceUrl, ForegroundApp, NextStep, PackageContent,
+    Platform, ProgressFn, Result,
 };
 
 use super::AndroidDevice;
@@ -50,89 +50,65 @@ impl AndroidDevice {
         Ok(parse::apps::parse_launcher_apps(&out))
     }
 
-    /// 3 round trips: `cmd package resolve-activity --brief PKG`, `am start -n PKG/ACT`,
-    /// then `dumpsys window displays` to check the app came to the front (again every
-    /// [`FRONT_POLL`] while it has not, up to [`FRONT_TRIES`] reads). One more with a
-    /// locale (`cmd locale set-app-locales PKG --locales L` first), and one more,
-    /// `cmd package query-activities --brief -a MAIN -c LAUNCHER PKG`, for an app with
-    /// several launcher activities (resolve-activity then names the system chooser,
-    /// `ResolverActivity`). A package whose launcher activity does not resolve falls back
-    /// to `monkey -p PKG -c android.intent.category.LAUNCHER --pct-syskeys 0 1` (no
-    /// system-key events, which monkey refuses on devices without hardware keys).
-    pub(super) async fn launch_app(&self, app: &AppId, locales: Option<&Locales>) -> Result<()> {
-        let pkg = Self::package(app)?;
-        if let Some(l) = locales {
-            let out = self
-                .sh(
-                    "setting the app's locale",
-                    command(&[
-                        "cmd",
-                        "locale",
-                        "set-app-locales",
-                        pkg.as_str(),
-                        "--locales",
-                        l.as_str(),
-                    ])?,
-                )
-                .await?;
-            if let Err(said) = output::CMD_LOCALE.check(&out) {
-                return Err(DeviceError::unsupported_with_hint(
-                    "launching an app in a given locale",
-                    Platform::Android,
-                    format!(
-                        "the device refused `cmd locale set-app-locales` ({said}); per-app locales need Android 13 or later (on older releases change the whole device's language in Settings)"
+    /// A plain launch is 3 round trips: `cmd package resolve-activity --brief PKG`, `am
+    /// start -n PKG/ACT`, then `dumpsys window displays` to check the app came to the
+    /// front (again every [`FRONT_POLL`] while it has not, up to [`FRONT_TRIES`] reads).
+    /// One more, `cmd package query-activities --brief -a MAIN -c LAUNCHER PKG`, for an
+    /// app with several launcher activities (resolve-activity then names the system
+    /// chooser, `ResolverActivity`). A package whose launcher activity does not resolve
+    /// falls back to `monkey -p PKG -c android.intent.category.LAUNCHER --pct-syskeys 0
+    /// 1` (no system-key events, which monkey refuses on devices without hardware keys),
+    /// which cannot carry launch arguments. The options around it: `launch.rs`.
+    pub(super) async fn start_launcher(&self, pkg: &str, extras: &[String]) -> Result<()> {
+        let component = self.launcher_component(pkg).await?;
+        match &component {
+            Some(component) => {
+                let mut argv = vec!["am", "start", "-n", component.as_str()];
+                argv.extend(extras.iter().map(String::as_str));
+                let out = self.sh("launching the app", command(&argv)?).await?;
+                if let Err(said) = output::AM_START.check(&out) {
+                    return Err(DeviceError::backend(format!(
+                        "the device could not start {component}: {said}"
+                    )));
+                }
+            }
+            None if !extras.is_empty() => {
+                return Err(DeviceError::NotFound {
+                    what: format!("A launcher activity of \"{pkg}\" to pass launch arguments to"),
+                    hint: Some(
+                        "No launcher activity resolves for it (it is not installed, or has none), so no intent can carry the arguments".into(),
                     ),
-                ));
+                    next: Some(NextStep::ListApps),
+                });
             }
-        }
-        let component = self.launcher_component(pkg.as_str()).await?;
-        {
-            let _turn = self.input.lock().await;
-            match &component {
-                Some(component) => {
-                    let out = self
-                        .sh(
-                            "launching the app",
-                            command(&["am", "start", "-n", component])?,
-                        )
-                        .await?;
-                    if let Err(said) = output::AM_START.check(&out) {
-                        return Err(DeviceError::backend(format!(
-                            "the device could not start {component}: {said}"
-                        )));
-                    }
-                }
-                None => {
-                    let out = self
-                        .sh(
-                            "launching the app",
-                            command(&[
-                                "monkey",
-                                "-p",
-                                pkg.as_str(),
-                                "-c",
-                                "android.intent.category.LAUNCHER",
-                                "--pct-syskeys",
-                                "0",
-                                "1",
-                            ])?,
-                        )
-                        .await?;
-                    if output::MONKEY_LAUNCH.failed(&out) {
-                        // monkey's own output echoes its arguments; it says no more than
-                        // that no activity was found.
-                        return Err(DeviceError::NotFound {
-                            what: format!("A launchable app \"{pkg}\""),
-                            hint: Some(
-                                "It is not installed, or it has no launcher activity".into(),
-                            ),
-                            next: Some(NextStep::ListApps),
-                        });
-                    }
+            None => {
+                let out = self
+                    .sh(
+                        "launching the app",
+                        command(&[
+                            "monkey",
+                            "-p",
+                            pkg,
+                            "-c",
+                            "android.intent.category.LAUNCHER",
+                            "--pct-syskeys",
+                            "0",
+                            "1",
+                        ])?,
+                    )
+                    .await?;
+                if output::MONKEY_LAUNCH.failed(&out) {
+                    // monkey's own output echoes its arguments; it says no more than
+                    // that no activity was found.
+                    return Err(DeviceError::NotFound {
+                        what: format!("A launchable app \"{pkg}\""),
+                        hint: Some("It is not installed, or it has no launcher activity".into()),
+                        next: Some(NextStep::ListApps),
+                    });
                 }
             }
         }
-        self.check_in_front(pkg.as_str()).await
+        Ok(())
     }
 
     /// The launcher activity to start for `pkg`: what `resolve-activity` names when it is
@@ -179,7 +155,7 @@ impl AndroidDevice {
     /// Whether `pkg` is in front after a launch: `Ok` when it is, or when the device prints
     /// no focus to tell (nothing to check against); an error naming what is in front
     /// instead (the keyguard, the chooser, another app).
-    async fn check_in_front(&self, pkg: &str) -> Result<()> {
+    pub(super) async fn check_in_front(&self, pkg: &str) -> Result<()> {
         let mut last = None;
         for attempt in 0..FRONT_TRIES {
             if attempt > 0 {
@@ -234,18 +210,7 @@ impl AndroidDevice {
                 next: Some(NextStep::ListApps),
             });
         }
-        let out = self
-            .sh(
-                "stopping the app",
-                command(&["am", "force-stop", pkg.as_str()])?,
-            )
-            .await?;
-        if let Err(said) = output::AM_FORCE_STOP.check(&out) {
-            return Err(DeviceError::backend(format!(
-                "the device could not stop {pkg}: {said}"
-            )));
-        }
-        Ok(())
+        self.stop_package(pkg.as_str()).await
     }
 
     /// 1 streamed session, `exec:cmd package install -S SIZE` with the APK as input
@@ -343,27 +308,9 @@ impl AndroidDevice {
         })
     }
 
-    /// 1 round trip: `am start -a android.intent.action.VIEW -d URL`.
+    /// 1 round trip: `am start -a android.intent.action.VIEW -d URL` (the VIEW intent a
+    /// launch's deep link also uses, `launch.rs`).
     pub(super) async fn open_url(&self, url: &DeviceUrl) -> Result<()> {
-        let out = self
-            .sh(
-                "opening the URL",
-                command(&[
-                    "am",
-                    "start",
-                    "-a",
-                    "android.intent.action.VIEW",
-                    "-d",
-                    url.as_str(),
-                ])?,
-            )
-            .await?;
-        if let Err(said) = output::AM_START.check(&out) {
-            return Err(DeviceError::backend_with_hint(
-                format!("the device could not open the URL: {said}"),
-                "No installed app handles this URL",
-            ));
-        }
-        Ok(())
+        self.view_intent(url, None, &[]).await
     }
 }

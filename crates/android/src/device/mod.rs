@@ -8,7 +8,8 @@
 //!
 //! The `Device` impl here only delegates: each method is an inherent method of the same
 //! name in its area's file (`apps`, `screen`, `input`, `files`, `logs`,
-//! `recording`, `location`, `unicode` (non-ASCII text and the clipboard, through the
+//! `recording`, `location`, `launch` (a launch's options: clear, permissions, extras,
+//! deep link), `unicode` (non-ASCII text and the clipboard, through the
 //! on-device helper), `gestures` (drag), `fold`), whose doc comment
 //! lists its device commands;
 //! `errors` words adb failures.
@@ -20,7 +21,7 @@ use std::time::Duration;
 use async_trait::async_trait;
 use mobile_device::{
     App, AppId, AppPackage, Button, CoordinateUnit, Crash, Device, DeviceError, DevicePath,
-    DeviceUrl, Element, ForegroundApp, Locales, Location, LogEntry, LogQuery, Orientation,
+    DeviceUrl, Element, ForegroundApp, LaunchOptions, LaunchReport, Location, LogEntry, LogQuery, Orientation,
     PackageName, Platform, Point, ProgressFn, Recording, RecordingOptions, Result, ScreenSize,
     Screenshot, ScreenshotOptions,
 };
@@ -40,6 +41,7 @@ mod files;
 mod fold;
 mod gestures;
 mod input;
+mod launch;
 mod location;
 mod logs;
 mod recording;
@@ -208,8 +210,8 @@ impl Device for AndroidDevice {
         AndroidDevice::list_apps(self).await
     }
 
-    async fn launch_app(&self, app: &AppId, locales: Option<&Locales>) -> Result<()> {
-        AndroidDevice::launch_app(self, app, locales).await
+    async fn launch_app(&self, app: &AppId, options: &LaunchOptions) -> Result<LaunchReport> {
+        AndroidDevice::launch_app(self, app, options).await
     }
 
     async fn terminate_app(&self, app: &AppId) -> Result<()> {

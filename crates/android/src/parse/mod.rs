@@ -5,6 +5,7 @@ pub mod apps;
 pub mod devices;
 pub mod display;
 pub mod logcat;
+pub mod permissions;
 pub mod props;
 pub mod screencap;
 pub mod ui;

@@ -67,8 +67,16 @@ impl SimulatorDevice {
         Ok(apps)
     }
 
-    pub(super) async fn launch_app(&self, app: &AppId, locales: Option<&Locales>) -> Result<()> {
-        let bid = bundle(app)?;
+    /// `simctl launch UDID BUNDLE ARGS…`: a running app is only brought to the front.
+    /// With locales the running process is replaced (`--terminate-running-process`) and
+    /// `-AppleLanguages (…)` / `-AppleLocale L` go first; `arguments` follow (a launch's
+    /// options, `launch.rs`).
+    pub(super) async fn start(
+        &self,
+        bid: &BundleId,
+        locales: Option<&Locales>,
+        arguments: Vec<std::ffi::OsString>,
+    ) -> Result<()> {
         let mut args = argv!["launch", &self.udid, bid.as_str()];
         if let Some(locales) = locales {
             // A running app is only brought forward by `simctl launch` and keeps its
@@ -83,6 +91,7 @@ impl SimulatorDevice {
                 args.push(first.replace('-', "_").into());
             }
         }
+        args.extend(arguments);
         let out = self.simctl_ok(args, "launch", Some(bid.as_str())).await?;
         tracing::debug!(
             udid = %self.udid,

@@ -17,7 +17,7 @@ use std::time::Duration;
 use async_trait::async_trait;
 use mobile_device::{
     App, AppId, AppPackage, Button, CoordinateUnit, Device, DeviceUrl, Element, ForegroundApp,
-    Locales, Location, LogEntry, LogQuery, Orientation, Platform, Point, ProgressFn, Recording,
+    LaunchOptions, LaunchReport, Location, LogEntry, LogQuery, Orientation, Platform, Point, ProgressFn, Recording,
     RecordingOptions, Result, ScreenSize, Screenshot, ScreenshotOptions,
 };
 use tokio::sync::Mutex;
@@ -29,6 +29,7 @@ use crate::tools::Tools;
 mod apps;
 mod idb_input;
 mod input;
+mod launch;
 mod location;
 mod logs;
 mod pasteboard;
@@ -143,8 +144,8 @@ impl Device for SimulatorDevice {
         SimulatorDevice::list_apps(self).await
     }
 
-    async fn launch_app(&self, app: &AppId, locales: Option<&Locales>) -> Result<()> {
-        SimulatorDevice::launch_app(self, app, locales).await
+    async fn launch_app(&self, app: &AppId, options: &LaunchOptions) -> Result<LaunchReport> {
+        SimulatorDevice::launch_app(self, app, options).await
     }
 
     async fn terminate_app(&self, app: &AppId) -> Result<()> {

@@ -4,7 +4,7 @@
 use std::path::{Path, PathBuf};
 
 use fake_xcode::{NOTES_BUNDLE, NOTES_NAME};
-use mobile_device::{AppId, DeviceError, DeviceUrl, Locales, NextStep};
+use mobile_device::{AppId, DeviceError, DeviceUrl, LaunchOptions, Locales, NextStep};
 
 use crate::{Harness, U, app, real, run};
 
@@ -63,7 +63,7 @@ fn launch_with_locale_foreground_and_terminate() {
         let dev = h.device().await;
         let settings = app("com.apple.Preferences");
         h.clear_log();
-        dev.launch_app(&settings, Some(&Locales::parse("de-CH, en").unwrap()))
+        dev.launch_app(&settings, &LaunchOptions::in_locales(Some(Locales::parse("de-CH, en").unwrap())))
             .await
             .unwrap();
         h.assert_calls(&[(
@@ -114,7 +114,7 @@ fn launching_a_missing_app_says_so() {
         let h = Harness::new();
         let dev = h.device().await;
         let e = dev
-            .launch_app(&app("com.example.missing"), None)
+            .launch_app(&app("com.example.missing"), &LaunchOptions::default())
             .await
             .unwrap_err();
         assert!(matches!(e, DeviceError::NotFound { .. }), "{e:?}");
@@ -157,7 +157,7 @@ fn hostile_bundle_ids_never_reach_simctl() {
         h.clear_log();
         // Valid as an Android package name, not as an iOS bundle id.
         let e = dev
-            .launch_app(&app("com.example.my_app"), None)
+            .launch_app(&app("com.example.my_app"), &LaunchOptions::default())
             .await
             .unwrap_err();
         assert!(matches!(e, DeviceError::InvalidInput(_)), "{e:?}");

@@ -6,7 +6,8 @@ use std::time::Duration;
 
 use fake_xcode::{self as fake, BOOTED_UDID, SHUTDOWN_UDID, UNAVAILABLE_UDID};
 use mobile_device::{
-    Button, DeviceBackend, DeviceError, DeviceRegistry, DeviceState, LogQuery, Orientation, Point,
+    Button, DeviceBackend, DeviceError, DeviceRegistry, DeviceState, LaunchOptions, LogQuery,
+    Orientation, Point,
 };
 use mobile_ios::{IosBackend, IosConfig};
 
@@ -125,7 +126,7 @@ fn a_shut_down_simulator_says_how_to_boot_it() {
         // Opened directly (the registry refuses it): every call explains.
         let dev = h.backend.open(info).await.unwrap();
         let e = dev
-            .launch_app(&app("com.apple.Preferences"), None)
+            .launch_app(&app("com.apple.Preferences"), &LaunchOptions::default())
             .await
             .unwrap_err()
             .to_string();
@@ -244,7 +245,8 @@ fn a_hung_tool_is_killed_when_the_caller_gives_up() {
         let d = backend.open(info).await.unwrap();
         // The server's deadline (or a cancelled call) drops the call's future.
         let hangs = app("com.example.hangs");
-        let call = d.launch_app(&hangs, None);
+        let plain = LaunchOptions::default();
+        let call = d.launch_app(&hangs, &plain);
         assert!(
             tokio::time::timeout(Duration::from_millis(500), call)
                 .await

@@ -3,7 +3,7 @@
 //! the calls the fake received and its state afterwards.
 
 use fake_xcode::{IDB_1_1, IDB_1_5, SPRINGBOARD};
-use mobile_device::{DeviceError, Locales, Orientation, Point};
+use mobile_device::{DeviceError, LaunchOptions, Locales, Orientation, Point};
 
 use crate::{Harness, U, app, real, run};
 
@@ -15,7 +15,7 @@ fn harness(idb: &str) -> Harness {
 
 /// Opens Qwen and focuses its text field.
 async fn focus_qwen(h: &Harness, dev: &dyn mobile_device::Device) {
-    dev.launch_app(&app("com.alibaba.qwen"), None)
+    dev.launch_app(&app("com.alibaba.qwen"), &LaunchOptions::default())
         .await
         .unwrap();
     let field = dev
@@ -173,9 +173,9 @@ fn locale_launch_of_a_running_app_starts_it_again() {
         let h = Harness::new();
         let dev = h.device().await;
         let qwen = app("com.alibaba.qwen");
-        dev.launch_app(&qwen, None).await.unwrap();
+        dev.launch_app(&qwen, &LaunchOptions::default()).await.unwrap();
         let before = h.sim().running["com.alibaba.qwen"];
-        dev.launch_app(&qwen, Some(&Locales::parse("fr-FR").unwrap()))
+        dev.launch_app(&qwen, &LaunchOptions::in_locales(Some(Locales::parse("fr-FR").unwrap())))
             .await
             .unwrap();
         let sim = h.sim();

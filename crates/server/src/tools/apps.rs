@@ -7,7 +7,7 @@ use rmcp::{RoleServer, tool, tool_router};
 
 use std::sync::Arc;
 
-use mobile_device::{App, AppId, Device, DeviceError};
+use mobile_device::{App, AppId, Device, DeviceError, LaunchReport};
 
 use super::{Failure, MobileServer, Outcome, structured, text};
 use crate::agent::distance;
@@ -53,7 +53,7 @@ impl MobileServer {
 
     #[tool(
         name = "mobile_launch_app",
-        description = "Open an app by its package name (Android) or bundle id (iOS), from mobile_list_apps. Brings it to the front if it is already running.",
+        description = "Open an app by its package name (Android) or bundle id (iOS), from mobile_list_apps. Brings it to the front if it is already running. To start from a known state: stopFirst, clearState (the app's data is lost), permissions ({\"all\": \"deny\", \"camera\": \"allow\"}), arguments (intent extras / launch arguments) and url (a deep link opened in the app); each is checked on the device, and one the platform cannot do is an error before anything is launched.",
         annotations(
             title = "Launch app",
             read_only_hint = false,
@@ -67,19 +67,26 @@ impl MobileServer {
         Parameters(p): Parameters<LaunchAppParams>,
         ctx: RequestContext<RoleServer>,
     ) -> Outcome {
+        if let Some(url) = &p.url {
+            self.options.url_policy.check(url).map_err(|e| e.0)?;
+        }
+        let options = p.options();
         let d = self.device(&ctx, &p.device).await?;
         let turn = self.turn(&ctx, &d).await?;
         let launched = self
             .run(&ctx, "launching the app", async {
-                Ok(d.launch_app(&p.package_name, p.locale.as_ref()).await)
+                Ok(d.launch_app(&p.package_name, &options).await)
             })
             .await?;
-        if let Err(e) = launched {
-            drop(turn);
-            return Err(self.app_failure(&ctx, &d, &p.package_name, e).await);
-        }
+        let report = match launched {
+            Ok(r) => r,
+            Err(e) => {
+                drop(turn);
+                return Err(self.app_failure(&ctx, &d, &p.package_name, e).await);
+            }
+        };
         drop(turn);
-        self.after_action(&ctx, &d, format!("Launched {}", p.package_name), &p.after)
+        self.after_action(&ctx, &d, launched_line(&p.package_name, &report), &p.after)
             .await
     }
 
@@ -238,6 +245,21 @@ impl MobileServer {
             _ => Failure(said),
         }
     }
+}
+
+/// The first line of a launch's result: what was done besides the launch, then the
+/// launch, e.g. "Cleared its data, granted 3 permissions, then launched com.x".
+fn launched_line(app: &AppId, report: &LaunchReport) -> String {
+    let done = report.summary();
+    if done.is_empty() {
+        return format!("Launched {app}");
+    }
+    let mut first = done.chars();
+    let done: String = first
+        .next()
+        .map(|c| c.to_uppercase().chain(first).collect())
+        .unwrap_or_default();
+    format!("{done}, then launched {app}")
 }
 
 /// The installed app `given` most likely names: one whose label or package name's last

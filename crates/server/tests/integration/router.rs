@@ -56,12 +56,12 @@ impl Device for Double {
             app_name: "Notes".into(),
         }])
     }
-    async fn launch_app(&self, app: &AppId, locales: Option<&Locales>) -> Result<()> {
+    async fn launch_app(&self, app: &AppId, options: &LaunchOptions) -> Result<LaunchReport> {
         self.calls.push(format!(
             "launch_app {app} {}",
-            locales.map(|l| l.as_str()).unwrap_or("-")
+            options.locales.as_ref().map(|l| l.as_str()).unwrap_or("-")
         ));
-        Ok(())
+        Ok(LaunchReport::default())
     }
     async fn terminate_app(&self, app: &AppId) -> Result<()> {
         self.calls.push(format!("terminate_app {app}"));
