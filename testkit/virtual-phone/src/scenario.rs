@@ -116,6 +116,10 @@ fn package(
             .into_iter()
             .map(|(n, s)| (n.to_string(), s))
             .collect(),
+        permissions: Vec::new(),
+        granted: Default::default(),
+        link_schemes: Default::default(),
+        fresh_screens: None,
     }
 }
 
@@ -324,7 +328,7 @@ fn qwen_app() -> Package {
 fn notes_app() -> Package {
     let p = "com.example.notes";
     let main = "com.example.notes.MainActivity";
-    package(
+    let mut notes = package(
         p,
         "Notes",
         false,
@@ -423,7 +427,20 @@ fn notes_app() -> Package {
                 ),
             ),
         ],
-    )
+    );
+    // What a notes app with photos, reminders and sync asks for; `notes://` links open
+    // the editor.
+    notes.permissions = [
+        "android.permission.INTERNET",
+        "android.permission.CAMERA",
+        "android.permission.POST_NOTIFICATIONS",
+        "android.permission.ACCESS_FINE_LOCATION",
+        "android.permission.ACCESS_COARSE_LOCATION",
+    ]
+    .map(String::from)
+    .to_vec();
+    notes.link_schemes.insert("notes".into(), "editor".into());
+    notes
 }
 
 fn system_package(name: &str, label: &str, uid: u32) -> Package {

@@ -1,5 +1,7 @@
-//! `am` (start, force-stop, kill, broadcast — ADBKeyboard's intents included) and `monkey`.
+//! `am` (start, force-stop, kill, broadcast — ADBKeyboard's intents included) and `monkey`;
+//! an `am start` line's intent is read in `intent.rs`.
 
+use super::intent::AmIntent;
 use super::*;
 
 pub(super) fn am(ctx: &mut Ctx, args: &[String]) -> Res {
@@ -129,110 +131,119 @@ fn am_start(ctx: &mut Ctx, args: &[String]) -> Res {
 }
 
 fn am_start_inner(ctx: &mut Ctx, args: &[String]) -> Res {
-    let (mut comp, mut action, mut data, mut cats) =
-        (None::<String>, None::<String>, None::<String>, Vec::new());
-    let mut it = args.iter();
-    while let Some(a) = it.next() {
-        match a.as_str() {
-            "-n" => comp = it.next().cloned(),
-            "-a" => action = it.next().cloned(),
-            "-d" => data = it.next().cloned(),
-            "-c" => {
-                if let Some(c) = it.next() {
-                    cats.push(c.clone());
-                }
-            }
-            "-t"
-            | "-f"
-            | "--es"
-            | "--ez"
-            | "--ei"
-            | "--el"
-            | "--ef"
-            | "--eu"
-            | "--ecn"
-            | "--activity-brought-to-front"
-            | "--display"
-            | "--windowingMode"
-            | "-P"
-            | "--start-profiler"
-            | "-R" => {
-                if matches!(
-                    a.as_str(),
-                    "--es" | "--ez" | "--ei" | "--el" | "--ef" | "--eu" | "--ecn"
-                ) {
-                    it.next();
-                }
-                it.next();
-            }
-            s if s.starts_with('-') => {}
-            s => {
-                if s.contains('/') {
-                    comp = Some(s.to_string());
-                }
-            }
+    let intent = match AmIntent::parse(args) {
+        Ok(i) => i,
+        Err(exception) => {
+            ctx.eprint(&format!(
+                "\nException occurred while executing 'start':\n{exception}\n\tat android.content.Intent.parseCommandArgs(Intent.java)\n"
+            ))?;
+            return Ok(255);
         }
-    }
-    let mut desc = Vec::new();
-    if let Some(a) = &action {
-        desc.push(format!("act={a}"));
-    }
-    if !cats.is_empty() {
-        desc.push(format!("cat=[{}]", cats.join(",")));
-    }
-    if let Some(d) = &data {
-        let redacted = match d.find("://") {
-            Some(i) => match d[i + 3..].find('/') {
-                Some(j) => format!("{}/...", &d[..i + 3 + j]),
-                None => d.clone(),
-            },
-            None => d.clone(),
-        };
-        desc.push(format!("dat={redacted}"));
-    }
-    if let Some(c) = &comp {
-        desc.push(format!("cmp={c}"));
-    }
-    ctx.print(&format!("Starting: Intent {{ {} }}\n", desc.join(" ")))?;
+    };
+    ctx.print(&format!("Starting: {}\n", intent.describe()))?;
+    let started = intent.started();
 
-    if let Some(c) = comp {
+    if let Some(c) = &intent.component {
         let Some((pkg, act)) = c.split_once('/') else {
             ctx.print(&format!("Error: Bad component name: {c}\n"))?;
             return Ok(1);
         };
+        // The app's task exists and this is its root intent again: the task comes to the
+        // front and the new intent (its extras) is not delivered
+        // (ActivityStarter: START_TASK_TO_FRONT; Intent.filterEquals ignores extras;
+        // ActivityManagerShellCommand prints the warning).
+        let running_root = ctx.with_state(|s| {
+            let act = s.resolve_activity(pkg, act);
+            s.stack
+                .iter()
+                .find(|f| f.package == pkg)
+                .filter(|f| f.activity == act || s.packages.get(pkg).and_then(|p| p.launcher_activity.as_deref()) == Some(act.as_str()))
+                .map(|f| f.intent.clone())
+        });
         let r = ctx.with_state(|s| s.start_activity(pkg, Some(act)));
         if let Err(e) = r {
             ctx.print(&format!("{e}\n"))?;
             return Ok(1);
         }
+        match running_root {
+            Some(kept) => {
+                ctx.with_state(|s| {
+                    if let Some(f) = s.stack.last_mut() {
+                        f.intent = kept;
+                    }
+                });
+                ctx.print("Warning: Activity not started, its current task has been brought to the front\n")?;
+            }
+            None => ctx.with_state(|s| {
+                if let Some(f) = s.stack.last_mut() {
+                    f.intent = Some(started.clone());
+                }
+            }),
+        }
         return Ok(0);
     }
-    if cats.iter().any(|c| c == "android.intent.category.HOME") {
+    if intent.categories.iter().any(|c| c == "android.intent.category.HOME") {
         ctx.with_state(|s| s.go_home());
         return Ok(0);
     }
-    if action.as_deref() == Some("android.intent.action.VIEW")
-        && let Some(url) = data
+    if intent.action.as_deref() == Some("android.intent.action.VIEW")
+        && let Some(url) = intent.data.clone()
     {
-        let browser = url.starts_with("http://") || url.starts_with("https://");
-        let handled = ctx.with_state(|s| {
-            if !browser || !s.packages.contains_key("com.android.chrome") {
-                return false;
-            }
-            open_in_browser(s, &url);
-            true
-        });
+        let pkg = intent.package.clone();
+        let handled = ctx.with_state(|s| view(s, &url, pkg.as_deref(), &started));
         if !handled {
-            ctx.print(&format!("Error: Activity not started, unable to resolve Intent {{ act=android.intent.action.VIEW dat={url} flg=0x10000000 }}\n"))?;
+            let limit = pkg.map(|p| format!(" pkg={p}")).unwrap_or_default();
+            ctx.print(&format!("Error: Activity not started, unable to resolve Intent {{ act=android.intent.action.VIEW dat={url}{limit} flg=0x10000000 }}\n"))?;
             return Ok(1);
         }
         return Ok(0);
     }
+    let desc = intent.describe();
     ctx.print(&format!(
-        "Error: Activity not started, unable to resolve Intent {{ {} flg=0x10000000 }}\n",
-        desc.join(" ")
+        "Error: Activity not started, unable to resolve {} flg=0x10000000 }}\n",
+        desc.trim_end_matches(" }")
     ))?;
     Ok(1)
+}
+
+/// A `VIEW` intent of `url`, limited to `pkg` when given: http and https open in Chrome;
+/// another scheme opens the screen of the app whose intent filter takes it (the first
+/// such app when not limited). `false` when nothing resolves.
+fn view(s: &mut PhoneState, url: &str, pkg: Option<&str>, started: &StartedIntent) -> bool {
+    let scheme = url
+        .split_once(':')
+        .map(|(sc, _)| sc.to_ascii_lowercase())
+        .unwrap_or_default();
+    let browser = scheme == "http" || scheme == "https";
+    if browser && pkg.is_none_or(|p| p == "com.android.chrome") {
+        if !s.packages.contains_key("com.android.chrome") {
+            return false;
+        }
+        open_in_browser(s, url);
+        if let Some(f) = s.stack.last_mut() {
+            f.intent = Some(started.clone());
+        }
+        return true;
+    }
+    let target = s
+        .packages
+        .values()
+        .filter(|p| pkg.is_none_or(|want| want == p.name))
+        .find_map(|p| {
+            p.link_schemes
+                .get(&scheme)
+                .and_then(|screen| p.screens.get(screen).map(|sc| (p.name.clone(), sc.activity.clone())))
+        });
+    let Some((name, activity)) = target else {
+        return false;
+    };
+    if s.start_activity(&name, Some(&activity)).is_err() {
+        return false;
+    }
+    if let Some(f) = s.stack.last_mut() {
+        f.intent = Some(started.clone());
+    }
+    true
 }
 
 pub(super) fn monkey(ctx: &mut Ctx, args: &[String]) -> Res {

@@ -153,6 +153,7 @@ pub(super) fn dumpsys_package(ctx: &mut Ctx, pkg: &str) -> Res {
             p.name, p.uid, p.name, p.apk_path.rsplit_once('/').map(|x| x.0).unwrap_or(""), p.version_code, p.version_name,
             if p.system { "SYSTEM " } else { "" }, p.name
         ));
+        o.push_str(&super::app_data::permission_sections(p));
         o
     });
     ctx.print(&out)?;

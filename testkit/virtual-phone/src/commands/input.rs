@@ -240,11 +240,7 @@ pub(super) fn input(ctx: &mut Ctx, args: &[String]) -> Res {
 /// Shows `url` in Chrome (address bar and page) and brings Chrome to the front.
 pub(crate) fn open_in_browser(s: &mut PhoneState, url: &str) {
     s.browser_url = url.to_string();
-    if let Some(screen) = s
-        .packages
-        .get_mut("com.android.chrome")
-        .and_then(|p| p.screens.get_mut("main"))
-    {
+    if let Some(screen) = s.app_screen_mut("com.android.chrome", "main") {
         for e in &mut screen.elements {
             if e.resource_id == "com.android.chrome:id/url_bar" {
                 e.text = url.to_string();

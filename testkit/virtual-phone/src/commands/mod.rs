@@ -16,6 +16,7 @@ use crate::state::*;
 use crate::uixml;
 
 mod am;
+mod app_data;
 mod app_process;
 pub(crate) mod device_state;
 mod drag;
@@ -24,6 +25,7 @@ mod files;
 mod hash;
 mod ime;
 mod input;
+mod intent;
 mod location;
 mod logcat;
 mod packages;

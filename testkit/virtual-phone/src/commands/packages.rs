@@ -1,5 +1,6 @@
-//! `pm` and `cmd package` (list, path, install, uninstall, clear, features, query-activities,
-//! resolve-activity), plus the other `cmd` services.
+//! `pm` and `cmd package` (list, path, install, uninstall, features, query-activities,
+//! resolve-activity; clear, grant and revoke in `app_data.rs`), plus the other `cmd`
+//! services.
 
 use super::*;
 
@@ -134,17 +135,10 @@ fn package_command(ctx: &mut Ctx, args: &[String], via_cmd: bool) -> Res {
                 Ok(1)
             }
         }
-        "clear" => {
-            let pkg = rest
-                .iter()
-                .find(|a| !a.starts_with('-'))
-                .cloned()
-                .unwrap_or_default();
-            let ok = ctx.with_state(|s| s.packages.contains_key(&pkg));
-            ctx.print(if ok { "Success\n" } else { "Failed\n" })?;
-            Ok(if ok { 0 } else { 1 })
-        }
-        "grant" | "revoke" | "enable" | "disable-user" | "set-home-activity" | "compile"
+        "clear" => super::app_data::pm_clear(ctx, rest),
+        "grant" => super::app_data::pm_grant(ctx, rest, true),
+        "revoke" => super::app_data::pm_grant(ctx, rest, false),
+        "enable" | "disable-user" | "set-home-activity" | "compile"
         | "trim-caches" => Ok(0),
         "dump" => dumpsys_package(ctx, rest.first().map(String::as_str).unwrap_or("")),
         "query-activities" if via_cmd => query_activities(ctx, rest),

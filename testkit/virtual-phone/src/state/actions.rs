@@ -96,6 +96,7 @@ impl PhoneState {
             task,
             scroll: 0,
             dialog: None,
+            intent: None,
         });
         let comp = short_component(package, &activity);
         self.log(
@@ -190,6 +191,7 @@ impl PhoneState {
             task: top.task,
             scroll: 0,
             dialog: None,
+            intent: None,
         });
     }
 
@@ -228,10 +230,7 @@ impl PhoneState {
             Action::ShowDialog { dialog } => self.show_dialog(dialog),
             Action::Remove { screen, ids } => {
                 let package = self.foreground_package().map(str::to_string);
-                if let Some(s) = package
-                    .and_then(|p| self.packages.get_mut(&p))
-                    .and_then(|p| p.screens.get_mut(screen))
-                {
+                if let Some(s) = package.and_then(|p| self.app_screen_mut(&p, screen)) {
                     s.elements.retain(|e| !ids.contains(&e.resource_id));
                 }
             }
@@ -256,10 +255,7 @@ impl PhoneState {
                     return;
                 };
                 if !text.is_empty()
-                    && let Some(screen) = self
-                        .packages
-                        .get_mut(&top.package)
-                        .and_then(|p| p.screens.get_mut(to))
+                    && let Some(screen) = self.app_screen_mut(&top.package, to)
                 {
                     let id = format!("{}:id/item", top.package);
                     screen

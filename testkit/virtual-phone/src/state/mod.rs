@@ -10,10 +10,12 @@ use std::collections::{BTreeMap, BTreeSet};
 use serde::{Deserialize, Serialize};
 
 mod actions;
+pub mod app_data;
 pub mod clipboard;
 mod dialog;
 pub mod location;
 
+pub use app_data::{Extra, StartedIntent};
 pub use dialog::Dialog;
 pub(crate) use dialog::{BUTTON_SP, MESSAGE_SP, TITLE_SP, window as dialog_window, wrap};
 
@@ -234,6 +236,19 @@ pub struct Package {
     pub screens: BTreeMap<String, Screen>,
     /// The screen the launcher activity opens.
     pub main_screen: String,
+    /// The permissions its manifest requests (`<uses-permission>`).
+    #[serde(default)]
+    pub permissions: Vec<String>,
+    /// Its runtime permissions now granted ([`app_data`]).
+    #[serde(default)]
+    pub granted: BTreeSet<String>,
+    /// URL schemes its VIEW intent filters take, each with the screen it opens.
+    #[serde(default)]
+    pub link_schemes: BTreeMap<String, String>,
+    /// Its screens as installed, kept when the app first changes one; `pm clear` puts
+    /// them back.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fresh_screens: Option<BTreeMap<String, Screen>>,
 }
 
 fn default_version_name() -> String {
@@ -264,6 +279,9 @@ pub struct Frame {
     /// The alert dialog the activity shows over its screen, if any.
     #[serde(default)]
     pub dialog: Option<Dialog>,
+    /// The intent the activity was started with (`am start`), if known.
+    #[serde(default)]
+    pub intent: Option<StartedIntent>,
 }
 
 /// A file on the phone's storage.
@@ -470,10 +488,7 @@ impl PhoneState {
 
     pub(crate) fn current_screen_mut(&mut self) -> Option<&mut Screen> {
         let f = self.stack.last()?.clone();
-        self.packages
-            .get_mut(&f.package)?
-            .screens
-            .get_mut(&f.screen)
+        self.app_screen_mut(&f.package, &f.screen)
     }
 
     /// The display's current rotation (0..=3): `user_rotation` unless the profile's app in
@@ -534,6 +549,7 @@ pub(crate) fn launcher_frame() -> Frame {
         task: 1,
         scroll: 0,
         dialog: None,
+        intent: None,
     }
 }
 
