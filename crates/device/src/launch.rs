@@ -149,7 +149,15 @@ impl<'de> Deserialize<'de> for Permissions {
                 let mut out = Permissions::default();
                 let mut count = 0;
                 while let Some(key) = map.next_key::<String>()? {
-                    let value: PermissionValue = map.next_value()?;
+                    let raw: serde_json::Value = map.next_value()?;
+                    let value: PermissionValue =
+                        serde_json::from_value(raw.clone()).map_err(|_| {
+                            de::Error::custom(format!(
+                                "the permission {} must be \"allow\", \"deny\" or \"unset\", not {}",
+                                excerpt(&key),
+                                excerpt(&raw.to_string())
+                            ))
+                        })?;
                     count += 1;
                     if count > MAX_LAUNCH_ENTRIES {
                         return Err(de::Error::custom(format!(
@@ -403,11 +411,12 @@ pub struct LaunchReport {
 }
 
 impl LaunchReport {
-    /// One sentence of what was done besides the launch, e.g. "Cleared data, granted 3
-    /// permissions, launched with 2 arguments"; empty for a plain launch.
+    /// What was done before the launch, e.g. "cleared its data, granted 3 permissions,
+    /// passed 2 launch arguments" (the URL is the caller's to word); empty for a plain
+    /// launch.
     pub fn summary(&self) -> String {
         let mut parts = Vec::new();
-        if self.stopped {
+        if self.stopped && !self.cleared {
             parts.push("stopped it first".to_string());
         }
         if self.cleared {
@@ -429,9 +438,6 @@ impl LaunchReport {
                 self.arguments,
                 plural(self.arguments)
             ));
-        }
-        if let Some(u) = &self.url {
-            parts.push(format!("opened {u}"));
         }
         parts.extend(self.notes.iter().cloned());
         parts.join(", ")

@@ -247,19 +247,28 @@ impl MobileServer {
     }
 }
 
-/// The first line of a launch's result: what was done besides the launch, then the
-/// launch, e.g. "Cleared its data, granted 3 permissions, then launched com.x".
+/// The first line of a launch's result: what was done before the launch, then the
+/// launch, e.g. "Cleared its data, granted 3 permissions, then launched com.x" ("Launched
+/// com.x" for a plain one, as before).
 fn launched_line(app: &AppId, report: &LaunchReport) -> String {
+    let launched = match &report.url {
+        Some(url) => format!("opened {url} in {app}"),
+        None => format!("launched {app}"),
+    };
     let done = report.summary();
     if done.is_empty() {
-        return format!("Launched {app}");
+        let mut first = launched.chars();
+        return first
+            .next()
+            .map(|c| c.to_uppercase().chain(first).collect())
+            .unwrap_or_default();
     }
     let mut first = done.chars();
     let done: String = first
         .next()
         .map(|c| c.to_uppercase().chain(first).collect())
         .unwrap_or_default();
-    format!("{done}, then launched {app}")
+    format!("{done}, then {launched}")
 }
 
 /// The installed app `given` most likely names: one whose label or package name's last

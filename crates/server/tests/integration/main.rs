@@ -21,6 +21,7 @@ mod gestures;
 mod http;
 mod inflight;
 mod install_races;
+mod launch_state;
 mod ios_e2e;
 mod local_writes;
 mod logging;

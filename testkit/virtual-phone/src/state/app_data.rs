@@ -174,7 +174,7 @@ impl PhoneState {
 
     /// `pkg`'s screen `name`, to change: the app's screens as installed are kept first
     /// (once), for `pm clear` to put back.
-    pub(crate) fn app_screen_mut(&mut self, pkg: &str, name: &str) -> Option<&mut Screen> {
+    pub fn app_screen_mut(&mut self, pkg: &str, name: &str) -> Option<&mut Screen> {
         let p = self.packages.get_mut(pkg)?;
         if p.fresh_screens.is_none() {
             p.fresh_screens = Some(p.screens.clone());
