@@ -42,6 +42,7 @@
 
 #![warn(missing_docs)]
 
+mod app_state;
 mod idb;
 mod json;
 mod keyboard;
@@ -261,3 +262,5 @@ pub(crate) fn wait_for_sigint() -> u32 {
 mod tests;
 #[cfg(test)]
 mod tests_profiles;
+#[cfg(test)]
+mod tests_app_state;

@@ -8,7 +8,7 @@ use super::json::{J, simctl as simctl_json};
 use super::openstep::{P, description};
 use super::state::{FakeApp, IosState, Simulator};
 
-const ENCOUNTERED: &str = "An error was encountered processing the command";
+pub(crate) const ENCOUNTERED: &str = "An error was encountered processing the command";
 
 fn not_booted() -> Reply {
     Reply::err(
@@ -184,7 +184,7 @@ fn app_plist(home: &str, udid: &str, a: &FakeApp) -> P {
 }
 
 /// A stable UUID-shaped string derived from a name (FNV-1a), for container paths.
-fn uuid_like(seed: &str) -> String {
+pub(crate) fn uuid_like(seed: &str) -> String {
     let mut h: u128 = 0x6c62272e07bb014262b821756295c58d;
     for b in seed.bytes() {
         h ^= b as u128;
@@ -329,7 +329,15 @@ fn read_info_plist(app: &Path) -> Option<FakeApp> {
         display_name: s("CFBundleDisplayName"),
         kind: "User".into(),
         version: s("CFBundleVersion").unwrap_or_else(|| "1".into()),
-        url_schemes: Vec::new(),
+        url_schemes: d
+            .get("CFBundleURLTypes")
+            .and_then(|v| v.as_array())
+            .into_iter()
+            .flatten()
+            .filter_map(|t| t.as_dictionary()?.get("CFBundleURLSchemes")?.as_array())
+            .flatten()
+            .filter_map(|v| v.as_string().map(str::to_string))
+            .collect(),
         executable: s("CFBundleExecutable"),
         container: None,
     })
@@ -503,6 +511,7 @@ pub(crate) fn run(state: &mut IosState, args: &[String], stdin: &[u8]) -> Reply 
             // Not verified on a Mac: an absent app is treated as success here.
             s.apps.retain(|a| &a.bundle_id != bid);
             s.running.remove(bid);
+            crate::app_state::forget(s, bid);
             if s.foreground.as_ref() == Some(bid) {
                 s.foreground = None;
             }
@@ -557,6 +566,14 @@ pub(crate) fn run(state: &mut IosState, args: &[String], stdin: &[u8]) -> Reply 
         "io" => {
             let i = booted!();
             io(state, i, &rest[1..])
+        }
+        "privacy" => {
+            let i = booted!();
+            crate::app_state::privacy(&mut state.simulators[i], rest)
+        }
+        "get_app_container" => {
+            let i = booted!();
+            crate::app_state::get_app_container(state, i, rest)
         }
         "spawn" => {
             let i = match rest.first().map(|a| resolve(state, a)) {

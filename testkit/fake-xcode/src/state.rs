@@ -157,6 +157,13 @@ pub struct Simulator {
     /// The slide in progress, if any.
     #[serde(default)]
     pub transition: Option<crate::transition::Transition>,
+    /// Privacy decisions per app (`simctl privacy`): service → `granted` or `revoked`;
+    /// a service not listed was never decided.
+    #[serde(default)]
+    pub privacy: BTreeMap<String, BTreeMap<String, String>>,
+    /// What each app keeps in its data container (set by tests); uninstalling removes it.
+    #[serde(default)]
+    pub app_data: BTreeMap<String, BTreeMap<String, String>>,
 }
 
 /// A system alert over the current screen.
@@ -511,6 +518,8 @@ pub fn default_state() -> IosState {
         gestures: Vec::new(),
         transition_ms: 0,
         transition: None,
+        privacy: BTreeMap::new(),
+        app_data: BTreeMap::new(),
     };
     let ipad = Simulator {
         udid: SHUTDOWN_UDID.into(),
