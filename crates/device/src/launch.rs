@@ -412,8 +412,8 @@ pub struct LaunchReport {
 
 impl LaunchReport {
     /// What was done before the launch, e.g. "cleared its data, granted 3 permissions,
-    /// passed 2 launch arguments" (the URL is the caller's to word); empty for a plain
-    /// launch.
+    /// passed 2 launch arguments" (the URL and the notes are the caller's to word); empty
+    /// for a plain launch.
     pub fn summary(&self) -> String {
         let mut parts = Vec::new();
         if self.stopped && !self.cleared {
@@ -439,7 +439,6 @@ impl LaunchReport {
                 plural(self.arguments)
             ));
         }
-        parts.extend(self.notes.iter().cloned());
         parts.join(", ")
     }
 }

@@ -256,19 +256,21 @@ fn launched_line(app: &AppId, report: &LaunchReport) -> String {
         None => format!("launched {app}"),
     };
     let done = report.summary();
-    if done.is_empty() {
-        let mut first = launched.chars();
-        return first
-            .next()
-            .map(|c| c.to_uppercase().chain(first).collect())
-            .unwrap_or_default();
-    }
-    let mut first = done.chars();
-    let done: String = first
+    let line = if done.is_empty() {
+        launched
+    } else {
+        format!("{done}, then {launched}")
+    };
+    let mut first = line.chars();
+    let mut line: String = first
         .next()
         .map(|c| c.to_uppercase().chain(first).collect())
         .unwrap_or_default();
-    format!("{done}, then {launched}")
+    for note in &report.notes {
+        line.push_str(". ");
+        line.push_str(note);
+    }
+    line
 }
 
 /// The installed app `given` most likely names: one whose label or package name's last

@@ -30,6 +30,7 @@ use test_support::{McpChild, run_with_deadline, text_of};
 use virtual_phone::adb_server::PrivateAdbServer;
 use virtual_phone::{PhoneConfig, PhoneHandle, VirtualPhone};
 
+mod launch;
 mod profiles;
 mod settle;
 mod suite;
