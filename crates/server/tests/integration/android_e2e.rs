@@ -304,6 +304,8 @@ async fn hostile_strings_never_reach_the_shell_unquoted() {
         let targets: Vec<(&str, &str, Value)> = vec![
             ("mobile_launch_app", "packageName", json!({})),
             ("mobile_launch_app", "locale", json!({"packageName": "com.example.notes"})),
+            ("mobile_launch_app", "arguments", json!({"packageName": "com.example.notes", "observe": "none"})),
+            ("mobile_launch_app", "permissions", json!({"packageName": "com.example.notes", "observe": "none"})),
             ("mobile_terminate_app", "packageName", json!({})),
             ("mobile_uninstall_app", "bundle_id", json!({})),
             ("mobile_open_url", "url", json!({})),
@@ -328,6 +330,8 @@ async fn hostile_strings_never_reach_the_shell_unquoted() {
                 args[*param] = match *param {
                     "filter" => json!([format!("tag={h}")]),
                     "steps" => json!([{"name": h, "arguments": {}}]),
+                    "arguments" => json!({"key": h}),
+                    "permissions" => json!({h.as_str(): "allow"}),
                     _ => json!(h),
                 };
                 let r = mcp.call(tool, args).await;
