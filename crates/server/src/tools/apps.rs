@@ -57,7 +57,7 @@ impl MobileServer {
         annotations(
             title = "Launch app",
             read_only_hint = false,
-            destructive_hint = false,
+            destructive_hint = true,
             idempotent_hint = true,
             open_world_hint = true
         )
