@@ -12,7 +12,8 @@ use std::time::Duration;
 use mobile_android::{AndroidBackend, AndroidConfig};
 use mobile_device::{
     AppId, Button, CaptureFormat, Device, DeviceBackend, DeviceError, DeviceKind, DevicePath,
-    DeviceState, DeviceUrl, LaunchOptions, Locales, LogFilter, LogQuery, Orientation, Point, RecordingOptions,
+    DeviceState, DeviceUrl, LaunchOptions, Locales, LogFilter, LogQuery, Orientation, Point,
+    RecordingOptions,
 };
 use mobile_device::{OutputFormat, ScreenshotOptions};
 use mobile_screenshot as screenshot;

@@ -312,9 +312,9 @@ fn check_value(k: &ArgumentKey, v: &ArgumentValue) -> Result<(), ValidationError
         ArgumentValue::Text(s) if s.len() > MAX_ARGUMENT_TEXT => Err(ValidationError(format!(
             "the launch argument {k} is longer than {MAX_ARGUMENT_TEXT} bytes"
         ))),
-        ArgumentValue::Text(s) if s.chars().any(char::is_control) => Err(ValidationError(
-            format!("the launch argument {k} contains control characters (newline, NUL, …)"),
-        )),
+        ArgumentValue::Text(s) if s.chars().any(char::is_control) => Err(ValidationError(format!(
+            "the launch argument {k} contains control characters (newline, NUL, …)"
+        ))),
         ArgumentValue::Float(x) if !x.is_finite() => Err(ValidationError(format!(
             "the launch argument {k} is not a finite number"
         ))),
@@ -330,10 +330,7 @@ impl<'de> Deserialize<'de> for LaunchArguments {
             fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
                 f.write_str("an object of launch argument names to strings, numbers or booleans, e.g. {\"isLoggedIn\": true, \"user\": \"ada\"}")
             }
-            fn visit_map<A: MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> Result<LaunchArguments, A::Error> {
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<LaunchArguments, A::Error> {
                 let mut entries = Vec::new();
                 while let Some(key) = map.next_key::<String>()? {
                     let key = ArgumentKey::parse(&key).map_err(de::Error::custom)?;
@@ -453,9 +450,10 @@ mod tests {
 
     #[test]
     fn permissions_take_maestros_shape() {
-        let p: Permissions =
-            serde_json::from_str(r#"{"all": "deny", "camera": "allow", "android.permission.READ_SMS": "unset"}"#)
-                .unwrap();
+        let p: Permissions = serde_json::from_str(
+            r#"{"all": "deny", "camera": "allow", "android.permission.READ_SMS": "unset"}"#,
+        )
+        .unwrap();
         assert_eq!(p.all, Some(PermissionValue::Deny));
         assert_eq!(p.each.len(), 2);
         assert_eq!(p.each[0].0.as_str(), "camera");
@@ -473,9 +471,10 @@ mod tests {
 
     #[test]
     fn arguments_keep_their_types_and_order() {
-        let a: LaunchArguments =
-            serde_json::from_str(r#"{"user": "ada", "count": 3, "on": true, "ratio": 0.5, "big": 4000000000}"#)
-                .unwrap();
+        let a: LaunchArguments = serde_json::from_str(
+            r#"{"user": "ada", "count": 3, "on": true, "ratio": 0.5, "big": 4000000000}"#,
+        )
+        .unwrap();
         let got: Vec<_> = a.iter().map(|(k, v)| (k.as_str(), v.clone())).collect();
         assert_eq!(
             got,
@@ -496,7 +495,10 @@ mod tests {
             r#"{"--x": 1}"#,
             r#"{"x": 1, "x": 2}"#,
         ] {
-            assert!(serde_json::from_str::<LaunchArguments>(bad).is_err(), "{bad}");
+            assert!(
+                serde_json::from_str::<LaunchArguments>(bad).is_err(),
+                "{bad}"
+            );
         }
     }
 

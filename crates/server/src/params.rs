@@ -3,8 +3,8 @@
 //! descriptions the model reads, so they say what to pass and where to get it.
 
 use mobile_device::{
-    AppId, DelayMillis, DevicePath, DeviceUrl, GestureMillis, LaunchArguments, LaunchOptions,
-    Latitude, Locales, LogLimit, Longitude, Orientation, Permissions, RecordingLimit,
+    AppId, DelayMillis, DevicePath, DeviceUrl, GestureMillis, Latitude, LaunchArguments,
+    LaunchOptions, Locales, LogLimit, Longitude, Orientation, Permissions, RecordingLimit,
     SwipeDirection,
 };
 use rmcp::schemars::{self, JsonSchema};

@@ -67,7 +67,9 @@ pub(crate) fn privacy(sim: &mut Simulator, rest: &[String]) -> Reply {
                 }
             }
         }
-        if action == "revoke" && sim.running.remove(&b).is_some() && sim.foreground.as_ref() == Some(&b)
+        if action == "revoke"
+            && sim.running.remove(&b).is_some()
+            && sim.foreground.as_ref() == Some(&b)
         {
             sim.foreground = None;
         }
@@ -79,14 +81,19 @@ pub(crate) fn privacy(sim: &mut Simulator, rest: &[String]) -> Reply {
 /// under the fake's home on first ask, its `Info.plist` from the app) or the data folder.
 pub(crate) fn get_app_container(state: &mut IosState, i: usize, rest: &[String]) -> Reply {
     let Some(bid) = rest.get(1) else {
-        return Reply::err(64, "Usage: simctl get_app_container <device> <app bundle identifier> [<container>]\n");
+        return Reply::err(
+            64,
+            "Usage: simctl get_app_container <device> <app bundle identifier> [<container>]\n",
+        );
     };
     let home = state.home.clone();
     let sim = &state.simulators[i];
     let Some(app) = sim.apps.iter().find(|a| &a.bundle_id == bid) else {
         return Reply::err(
             2,
-            format!("{ENCOUNTERED} (domain=NSPOSIXErrorDomain, code=2):\nFailed to get the app container of {bid}.\nNo such file or directory\n"),
+            format!(
+                "{ENCOUNTERED} (domain=NSPOSIXErrorDomain, code=2):\nFailed to get the app container of {bid}.\nNo such file or directory\n"
+            ),
         );
     };
     let base = format!(
@@ -97,11 +104,16 @@ pub(crate) fn get_app_container(state: &mut IosState, i: usize, rest: &[String])
         "app" => {
             let dir = format!(
                 "{base}/Bundle/Application/{}/{}.app",
-                app.container.clone().unwrap_or_else(|| super::simctl::uuid_like(&app.bundle_id)),
+                app.container
+                    .clone()
+                    .unwrap_or_else(|| super::simctl::uuid_like(&app.bundle_id)),
                 app.executable()
             );
             if let Err(e) = write_bundle(Path::new(&dir), app) {
-                return Reply::err(1, format!("{ENCOUNTERED} (domain=NSCocoaErrorDomain, code=4):\n{e}\n"));
+                return Reply::err(
+                    1,
+                    format!("{ENCOUNTERED} (domain=NSCocoaErrorDomain, code=4):\n{e}\n"),
+                );
             }
             Reply::out(format!("{dir}\n"))
         }
@@ -111,7 +123,9 @@ pub(crate) fn get_app_container(state: &mut IosState, i: usize, rest: &[String])
         )),
         other => Reply::err(
             1,
-            format!("{ENCOUNTERED} (domain=NSPOSIXErrorDomain, code=22):\nInvalid container type: {other}\n"),
+            format!(
+                "{ENCOUNTERED} (domain=NSPOSIXErrorDomain, code=22):\nInvalid container type: {other}\n"
+            ),
         ),
     }
 }

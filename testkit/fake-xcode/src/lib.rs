@@ -261,6 +261,6 @@ pub(crate) fn wait_for_sigint() -> u32 {
 #[cfg(test)]
 mod tests;
 #[cfg(test)]
-mod tests_profiles;
-#[cfg(test)]
 mod tests_app_state;
+#[cfg(test)]
+mod tests_profiles;

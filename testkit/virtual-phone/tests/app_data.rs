@@ -28,15 +28,27 @@ fn dumpsys_lists_requested_install_and_runtime_permissions() {
     ] {
         assert!(dump.contains(section), "{section} missing:\n{dump}");
     }
-    assert_eq!(p.shell(&format!("pm grant {NOTES} android.permission.CAMERA")), "");
-    assert!(
-        runtime_line(&p.shell(&format!("dumpsys package {NOTES}")), "android.permission.CAMERA")
-            .contains("granted=true")
+    assert_eq!(
+        p.shell(&format!("pm grant {NOTES} android.permission.CAMERA")),
+        ""
     );
-    assert_eq!(p.shell(&format!("pm revoke {NOTES} android.permission.CAMERA")), "");
     assert!(
-        runtime_line(&p.shell(&format!("dumpsys package {NOTES}")), "android.permission.CAMERA")
-            .contains("granted=false")
+        runtime_line(
+            &p.shell(&format!("dumpsys package {NOTES}")),
+            "android.permission.CAMERA"
+        )
+        .contains("granted=true")
+    );
+    assert_eq!(
+        p.shell(&format!("pm revoke {NOTES} android.permission.CAMERA")),
+        ""
+    );
+    assert!(
+        runtime_line(
+            &p.shell(&format!("dumpsys package {NOTES}")),
+            "android.permission.CAMERA"
+        )
+        .contains("granted=false")
     );
 }
 
@@ -91,7 +103,11 @@ fn pm_clear_puts_the_app_back_as_installed() {
             .any(|e| e.text == "Buy milk")
     );
     assert!(s.packages[NOTES].granted.is_empty());
-    assert_ne!(s.foreground_package(), Some(NOTES), "clearing stops the app");
+    assert_ne!(
+        s.foreground_package(),
+        Some(NOTES),
+        "clearing stops the app"
+    );
     assert_eq!(p.shell("pm clear com.example.absent"), "Failed\n");
 }
 
@@ -108,9 +124,13 @@ fn am_start_gives_the_app_its_extras_and_a_running_app_keeps_its_intent() {
     assert_eq!(intent.extras["count"], Extra::Int(3));
     assert_eq!(intent.extras["pro"], Extra::Bool(true));
     // Started again while running: the task comes to the front, the new extras are lost.
-    let out = p.shell(&format!("am start -n {NOTES}/.MainActivity --es user grace"));
+    let out = p.shell(&format!(
+        "am start -n {NOTES}/.MainActivity --es user grace"
+    ));
     assert!(
-        out.contains("Warning: Activity not started, its current task has been brought to the front"),
+        out.contains(
+            "Warning: Activity not started, its current task has been brought to the front"
+        ),
         "{out}"
     );
     let again = p.state().foreground().unwrap().intent.clone().unwrap();
@@ -134,7 +154,10 @@ fn a_view_intent_limited_to_a_package_opens_its_link_screen() {
     );
     // Settings handles no notes:// link, nor Notes an https one.
     let out = p.shell("am start -a android.intent.action.VIEW -d notes://x com.android.settings");
-    assert!(out.contains("Error: Activity not started, unable to resolve Intent"), "{out}");
+    assert!(
+        out.contains("Error: Activity not started, unable to resolve Intent"),
+        "{out}"
+    );
     let out = p.shell(&format!(
         "am start -a android.intent.action.VIEW -d https://example.com {NOTES}"
     ));

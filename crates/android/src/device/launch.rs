@@ -159,9 +159,9 @@ impl AndroidDevice {
         let out = self
             .sh("stopping the app", command(&["am", "force-stop", pkg])?)
             .await?;
-        output::AM_FORCE_STOP
-            .check(&out)
-            .map_err(|said| DeviceError::backend(format!("the device could not stop {pkg}: {said}")))
+        output::AM_FORCE_STOP.check(&out).map_err(|said| {
+            DeviceError::backend(format!("the device could not stop {pkg}: {said}"))
+        })
     }
 
     /// The one `VIEW` intent of a URL, for `open_url` (any app) and a launch's deep link
@@ -276,16 +276,19 @@ impl AndroidDevice {
 
 /// The permission changes `perms` asks of an app with `known` permissions: `all` over
 /// every runtime permission, then each named one over that, one change per permission.
-fn plan(known: &PackagePermissions, pkg: &str, perms: &Permissions) -> Result<Vec<PermissionChange>> {
+fn plan(
+    known: &PackagePermissions,
+    pkg: &str,
+    perms: &Permissions,
+) -> Result<Vec<PermissionChange>> {
     let mut out: Vec<PermissionChange> = Vec::new();
-    let mut set = |name: &str, value: PermissionValue| {
-        match out.iter_mut().find(|c| c.name == name) {
-            Some(c) => c.value = value,
-            None => out.push(PermissionChange {
-                name: name.to_string(),
-                value,
-            }),
-        }
+    let mut set = |name: &str, value: PermissionValue| match out.iter_mut().find(|c| c.name == name)
+    {
+        Some(c) => c.value = value,
+        None => out.push(PermissionChange {
+            name: name.to_string(),
+            value,
+        }),
     };
     if let Some(all) = perms.all {
         for (name, _) in &known.runtime {
@@ -301,7 +304,11 @@ fn plan(known: &PackagePermissions, pkg: &str, perms: &Permissions) -> Result<Ve
         let Some((_, members)) = GROUPS.iter().find(|(g, _)| *g == name) else {
             return Err(DeviceError::invalid(format!(
                 "{name} is not a permission group Android knows: use one of {} or a full name such as android.permission.CAMERA; nothing was launched",
-                GROUPS.iter().map(|(g, _)| *g).collect::<Vec<_>>().join(", ")
+                GROUPS
+                    .iter()
+                    .map(|(g, _)| *g)
+                    .collect::<Vec<_>>()
+                    .join(", ")
             )));
         };
         let has: Vec<&str> = members
@@ -397,8 +404,14 @@ mod tests {
             got,
             [
                 ("android.permission.CAMERA", PermissionValue::Deny),
-                ("android.permission.ACCESS_FINE_LOCATION", PermissionValue::Allow),
-                ("android.permission.POST_NOTIFICATIONS", PermissionValue::Deny),
+                (
+                    "android.permission.ACCESS_FINE_LOCATION",
+                    PermissionValue::Allow
+                ),
+                (
+                    "android.permission.POST_NOTIFICATIONS",
+                    PermissionValue::Deny
+                ),
             ]
         );
     }
@@ -407,13 +420,22 @@ mod tests {
     fn a_group_the_app_does_not_request_is_refused() {
         let p = Permissions {
             all: None,
-            each: vec![(PermissionName::parse("sms").unwrap(), PermissionValue::Allow)],
+            each: vec![(
+                PermissionName::parse("sms").unwrap(),
+                PermissionValue::Allow,
+            )],
         };
         let e = plan(&known(), "com.x", &p).unwrap_err().to_string();
-        assert!(e.contains("com.x does not request the sms permission"), "{e}");
+        assert!(
+            e.contains("com.x does not request the sms permission"),
+            "{e}"
+        );
         let p = Permissions {
             all: None,
-            each: vec![(PermissionName::parse("wifi").unwrap(), PermissionValue::Allow)],
+            each: vec![(
+                PermissionName::parse("wifi").unwrap(),
+                PermissionValue::Allow,
+            )],
         };
         let e = plan(&known(), "com.x", &p).unwrap_err().to_string();
         assert!(e.contains("not a permission group"), "{e}");
@@ -421,9 +443,10 @@ mod tests {
 
     #[test]
     fn extras_are_typed() {
-        let args: LaunchArguments =
-            serde_json::from_str(r#"{"user": "ada lovelace", "n": 3, "big": 5000000000, "on": false, "r": 0.25}"#)
-                .unwrap();
+        let args: LaunchArguments = serde_json::from_str(
+            r#"{"user": "ada lovelace", "n": 3, "big": 5000000000, "on": false, "r": 0.25}"#,
+        )
+        .unwrap();
         let o = LaunchOptions {
             arguments: args,
             ..Default::default()

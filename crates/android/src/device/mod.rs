@@ -21,9 +21,9 @@ use std::time::Duration;
 use async_trait::async_trait;
 use mobile_device::{
     App, AppId, AppPackage, Button, CoordinateUnit, Crash, Device, DeviceError, DevicePath,
-    DeviceUrl, Element, ForegroundApp, LaunchOptions, LaunchReport, Location, LogEntry, LogQuery, Orientation,
-    PackageName, Platform, Point, ProgressFn, Recording, RecordingOptions, Result, ScreenSize,
-    Screenshot, ScreenshotOptions,
+    DeviceUrl, Element, ForegroundApp, LaunchOptions, LaunchReport, Location, LogEntry, LogQuery,
+    Orientation, PackageName, Platform, Point, ProgressFn, Recording, RecordingOptions, Result,
+    ScreenSize, Screenshot, ScreenshotOptions,
 };
 use tokio::sync::{Mutex, OnceCell};
 

@@ -70,9 +70,7 @@ pub fn parse_package_permissions(out: &str, pkg: &str) -> Option<PackagePermissi
             Some("requested") => perms.requested.push(text.to_string()),
             Some("runtime") if users_seen <= 1 => {
                 if let Some((name, rest)) = text.split_once(": ") {
-                    let granted = rest
-                        .split([',', ' '])
-                        .any(|w| w == "granted=true");
+                    let granted = rest.split([',', ' ']).any(|w| w == "granted=true");
                     perms.runtime.push((name.to_string(), granted));
                 }
             }

@@ -273,9 +273,10 @@ mod tests {
 
     #[test]
     fn arguments_as_maestro_writes_them() {
-        let a: LaunchArguments =
-            serde_json::from_str(r#"{"isCartScreen": false, "cartValue": 3, "-cartColor": "Orange"}"#)
-                .unwrap();
+        let a: LaunchArguments = serde_json::from_str(
+            r#"{"isCartScreen": false, "cartValue": 3, "-cartColor": "Orange"}"#,
+        )
+        .unwrap();
         let o = LaunchOptions {
             arguments: a,
             ..Default::default()
@@ -287,7 +288,14 @@ mod tests {
         // maestro-ios-driver/src/test/kotlin/IOSLaunchArgumentsTest.kt
         assert_eq!(
             got,
-            ["isCartScreen", "false", "-cartValue", "3", "-cartColor", "Orange"]
+            [
+                "isCartScreen",
+                "false",
+                "-cartValue",
+                "3",
+                "-cartColor",
+                "Orange"
+            ]
         );
     }
 

@@ -17,8 +17,8 @@ use std::time::Duration;
 use async_trait::async_trait;
 use mobile_device::{
     App, AppId, AppPackage, Button, CoordinateUnit, Device, DeviceUrl, Element, ForegroundApp,
-    LaunchOptions, LaunchReport, Location, LogEntry, LogQuery, Orientation, Platform, Point, ProgressFn, Recording,
-    RecordingOptions, Result, ScreenSize, Screenshot, ScreenshotOptions,
+    LaunchOptions, LaunchReport, Location, LogEntry, LogQuery, Orientation, Platform, Point,
+    ProgressFn, Recording, RecordingOptions, Result, ScreenSize, Screenshot, ScreenshotOptions,
 };
 use tokio::sync::Mutex;
 

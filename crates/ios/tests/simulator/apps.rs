@@ -63,9 +63,12 @@ fn launch_with_locale_foreground_and_terminate() {
         let dev = h.device().await;
         let settings = app("com.apple.Preferences");
         h.clear_log();
-        dev.launch_app(&settings, &LaunchOptions::in_locales(Some(Locales::parse("de-CH, en").unwrap())))
-            .await
-            .unwrap();
+        dev.launch_app(
+            &settings,
+            &LaunchOptions::in_locales(Some(Locales::parse("de-CH, en").unwrap())),
+        )
+        .await
+        .unwrap();
         h.assert_calls(&[(
             "xcrun",
             &[

@@ -173,11 +173,16 @@ fn locale_launch_of_a_running_app_starts_it_again() {
         let h = Harness::new();
         let dev = h.device().await;
         let qwen = app("com.alibaba.qwen");
-        dev.launch_app(&qwen, &LaunchOptions::default()).await.unwrap();
-        let before = h.sim().running["com.alibaba.qwen"];
-        dev.launch_app(&qwen, &LaunchOptions::in_locales(Some(Locales::parse("fr-FR").unwrap())))
+        dev.launch_app(&qwen, &LaunchOptions::default())
             .await
             .unwrap();
+        let before = h.sim().running["com.alibaba.qwen"];
+        dev.launch_app(
+            &qwen,
+            &LaunchOptions::in_locales(Some(Locales::parse("fr-FR").unwrap())),
+        )
+        .await
+        .unwrap();
         let sim = h.sim();
         assert_ne!(sim.running["com.alibaba.qwen"], before, "a new process");
         assert_eq!(

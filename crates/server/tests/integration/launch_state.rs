@@ -67,11 +67,19 @@ async fn clear_state_wipes_the_apps_data_and_permissions() {
             json!({"device": serial, "packageName": NOTES, "clearState": true}),
         )
         .await;
-        assert!(said.starts_with("Cleared its data, then launched com.example.notes"), "{said}");
+        assert!(
+            said.starts_with("Cleared its data, then launched com.example.notes"),
+            "{said}"
+        );
         assert!(!notes_shown(phone).contains(&"Buy milk".to_string()));
         assert!(!granted(phone, "android.permission.CAMERA"));
         assert_eq!(phone.state().foreground_package(), Some(NOTES));
-        assert!(phone.shell_commands().iter().any(|c| c.argv.iter().any(|a| a == &["pm", "clear", NOTES])));
+        assert!(
+            phone
+                .shell_commands()
+                .iter()
+                .any(|c| c.argv.iter().any(|a| a == &["pm", "clear", NOTES]))
+        );
         assert!(phone.injections().is_empty());
     })
     .await
@@ -90,7 +98,9 @@ async fn permissions_are_set_as_asked_and_impossible_ones_refused() {
         )
         .await;
         assert!(
-            said.starts_with("Granted 3 permissions, denied 1 permission, then launched com.example.notes"),
+            said.starts_with(
+                "Granted 3 permissions, denied 1 permission, then launched com.example.notes"
+            ),
             "{said}"
         );
         assert!(granted(phone, "android.permission.CAMERA"));
@@ -118,9 +128,16 @@ async fn permissions_are_set_as_asked_and_impossible_ones_refused() {
             .await;
         let t = text_of(&r);
         assert_eq!(r.is_error, Some(true), "{t}");
-        assert!(t.contains("com.example.notes does not request the sms permission"), "{t}");
+        assert!(
+            t.contains("com.example.notes does not request the sms permission"),
+            "{t}"
+        );
         assert!(t.contains("android.permission.CAMERA"), "{t}");
-        assert_ne!(phone.state().foreground_package(), Some(NOTES), "nothing was launched");
+        assert_ne!(
+            phone.state().foreground_package(),
+            Some(NOTES),
+            "nothing was launched"
+        );
         // By its full name: the device's own refusal.
         let r = mcp
             .call(
@@ -131,7 +148,10 @@ async fn permissions_are_set_as_asked_and_impossible_ones_refused() {
             .await;
         let t = text_of(&r);
         assert_eq!(r.is_error, Some(true), "{t}");
-        assert!(t.contains("has not requested permission android.permission.READ_SMS"), "{t}");
+        assert!(
+            t.contains("has not requested permission android.permission.READ_SMS"),
+            "{t}"
+        );
         let r = mcp
             .call(
                 "mobile_launch_app",
@@ -150,7 +170,8 @@ async fn permissions_are_set_as_asked_and_impossible_ones_refused() {
             .await;
         assert_eq!(r.is_error, Some(true));
         assert!(
-            text_of(&r).contains("the permission \"camera\" must be \"allow\", \"deny\" or \"unset\""),
+            text_of(&r)
+                .contains("the permission \"camera\" must be \"allow\", \"deny\" or \"unset\""),
             "{}",
             text_of(&r)
         );
@@ -171,8 +192,18 @@ async fn arguments_reach_the_app_as_typed_extras_when_it_starts_afresh() {
             json!({"device": serial, "packageName": NOTES, "arguments": args}),
         )
         .await;
-        assert!(said.starts_with("Passed 4 launch arguments, then launched"), "{said}");
-        let extras = phone.state().foreground().unwrap().intent.clone().unwrap().extras;
+        assert!(
+            said.starts_with("Passed 4 launch arguments, then launched"),
+            "{said}"
+        );
+        let extras = phone
+            .state()
+            .foreground()
+            .unwrap()
+            .intent
+            .clone()
+            .unwrap()
+            .extras;
         assert_eq!(extras["user"], Extra::String("ada lovelace; reboot".into()));
         assert_eq!(extras["count"], Extra::Int(3));
         assert_eq!(extras["pro"], Extra::Bool(true));
@@ -184,7 +215,14 @@ async fn arguments_reach_the_app_as_typed_extras_when_it_starts_afresh() {
             json!({"device": serial, "packageName": NOTES, "arguments": {"user": "grace"}}),
         )
         .await;
-        let extras = phone.state().foreground().unwrap().intent.clone().unwrap().extras;
+        let extras = phone
+            .state()
+            .foreground()
+            .unwrap()
+            .intent
+            .clone()
+            .unwrap()
+            .extras;
         assert_eq!(extras["user"], Extra::String("ada lovelace; reboot".into()));
         // … with it, the app starts afresh and gets the new ones.
         let said = launch(
@@ -193,8 +231,18 @@ async fn arguments_reach_the_app_as_typed_extras_when_it_starts_afresh() {
                    "arguments": {"user": "grace"}}),
         )
         .await;
-        assert!(said.starts_with("Stopped it first, passed 1 launch argument"), "{said}");
-        let extras = phone.state().foreground().unwrap().intent.clone().unwrap().extras;
+        assert!(
+            said.starts_with("Stopped it first, passed 1 launch argument"),
+            "{said}"
+        );
+        let extras = phone
+            .state()
+            .foreground()
+            .unwrap()
+            .intent
+            .clone()
+            .unwrap()
+            .extras;
         assert_eq!(extras["user"], Extra::String("grace".into()));
         assert_eq!(extras.len(), 1);
         assert!(phone.injections().is_empty());

@@ -157,7 +157,13 @@ fn am_start_inner(ctx: &mut Ctx, args: &[String]) -> Res {
             s.stack
                 .iter()
                 .find(|f| f.package == pkg)
-                .filter(|f| f.activity == act || s.packages.get(pkg).and_then(|p| p.launcher_activity.as_deref()) == Some(act.as_str()))
+                .filter(|f| {
+                    f.activity == act
+                        || s.packages
+                            .get(pkg)
+                            .and_then(|p| p.launcher_activity.as_deref())
+                            == Some(act.as_str())
+                })
                 .map(|f| f.intent.clone())
         });
         let r = ctx.with_state(|s| s.start_activity(pkg, Some(act)));
@@ -182,7 +188,11 @@ fn am_start_inner(ctx: &mut Ctx, args: &[String]) -> Res {
         }
         return Ok(0);
     }
-    if intent.categories.iter().any(|c| c == "android.intent.category.HOME") {
+    if intent
+        .categories
+        .iter()
+        .any(|c| c == "android.intent.category.HOME")
+    {
         ctx.with_state(|s| s.go_home());
         return Ok(0);
     }
@@ -230,9 +240,11 @@ fn view(s: &mut PhoneState, url: &str, pkg: Option<&str>, started: &StartedInten
         .values()
         .filter(|p| pkg.is_none_or(|want| want == p.name))
         .find_map(|p| {
-            p.link_schemes
-                .get(&scheme)
-                .and_then(|screen| p.screens.get(screen).map(|sc| (p.name.clone(), sc.activity.clone())))
+            p.link_schemes.get(&scheme).and_then(|screen| {
+                p.screens
+                    .get(screen)
+                    .map(|sc| (p.name.clone(), sc.activity.clone()))
+            })
         });
     let Some((name, activity)) = target else {
         return false;

@@ -56,13 +56,16 @@ impl AmIntent {
                 "--ez" => {
                     // "true"/"t" and "false"/"f" (any case), else a number: non-zero is true.
                     let (k, v) = (next(), next());
-                    let b = match v.to_ascii_lowercase().as_str() {
-                        "true" | "t" => true,
-                        "false" | "f" => false,
-                        other => other.parse::<i64>().map_err(|_| {
-                            format!("java.lang.IllegalArgumentException: Invalid boolean value: {v}")
-                        })? != 0,
-                    };
+                    let b =
+                        match v.to_ascii_lowercase().as_str() {
+                            "true" | "t" => true,
+                            "false" | "f" => false,
+                            other => other.parse::<i64>().map_err(|_| {
+                                format!(
+                                    "java.lang.IllegalArgumentException: Invalid boolean value: {v}"
+                                )
+                            })? != 0,
+                        };
                     i.extras.insert(k, Extra::Bool(b));
                 }
                 "-t" | "-f" | "--ecn" | "--display" | "--windowingMode" | "-P"

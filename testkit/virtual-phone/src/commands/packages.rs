@@ -138,8 +138,7 @@ fn package_command(ctx: &mut Ctx, args: &[String], via_cmd: bool) -> Res {
         "clear" => super::app_data::pm_clear(ctx, rest),
         "grant" => super::app_data::pm_grant(ctx, rest, true),
         "revoke" => super::app_data::pm_grant(ctx, rest, false),
-        "enable" | "disable-user" | "set-home-activity" | "compile"
-        | "trim-caches" => Ok(0),
+        "enable" | "disable-user" | "set-home-activity" | "compile" | "trim-caches" => Ok(0),
         "dump" => dumpsys_package(ctx, rest.first().map(String::as_str).unwrap_or("")),
         "query-activities" if via_cmd => query_activities(ctx, rest),
         "resolve-activity" if via_cmd => resolve_activity(ctx, rest),

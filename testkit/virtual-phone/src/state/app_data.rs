@@ -80,8 +80,14 @@ pub enum Protection {
 const PLATFORM: &[(&str, Protection)] = &[
     ("android.permission.CAMERA", Protection::Runtime),
     ("android.permission.RECORD_AUDIO", Protection::Runtime),
-    ("android.permission.ACCESS_FINE_LOCATION", Protection::Runtime),
-    ("android.permission.ACCESS_COARSE_LOCATION", Protection::Runtime),
+    (
+        "android.permission.ACCESS_FINE_LOCATION",
+        Protection::Runtime,
+    ),
+    (
+        "android.permission.ACCESS_COARSE_LOCATION",
+        Protection::Runtime,
+    ),
     ("android.permission.READ_CONTACTS", Protection::Runtime),
     ("android.permission.WRITE_CONTACTS", Protection::Runtime),
     ("android.permission.POST_NOTIFICATIONS", Protection::Runtime),
@@ -91,15 +97,27 @@ const PLATFORM: &[(&str, Protection)] = &[
     ("android.permission.READ_CALENDAR", Protection::Runtime),
     ("android.permission.WRITE_CALENDAR", Protection::Runtime),
     ("android.permission.CALL_PHONE", Protection::Runtime),
-    ("android.permission.READ_EXTERNAL_STORAGE", Protection::Runtime),
-    ("android.permission.WRITE_EXTERNAL_STORAGE", Protection::Runtime),
+    (
+        "android.permission.READ_EXTERNAL_STORAGE",
+        Protection::Runtime,
+    ),
+    (
+        "android.permission.WRITE_EXTERNAL_STORAGE",
+        Protection::Runtime,
+    ),
     ("android.permission.READ_MEDIA_IMAGES", Protection::Runtime),
     ("android.permission.BLUETOOTH_CONNECT", Protection::Runtime),
     ("android.permission.INTERNET", Protection::Install),
-    ("android.permission.ACCESS_NETWORK_STATE", Protection::Install),
+    (
+        "android.permission.ACCESS_NETWORK_STATE",
+        Protection::Install,
+    ),
     ("android.permission.VIBRATE", Protection::Install),
     ("android.permission.WAKE_LOCK", Protection::Install),
-    ("android.permission.RECEIVE_BOOT_COMPLETED", Protection::Install),
+    (
+        "android.permission.RECEIVE_BOOT_COMPLETED",
+        Protection::Install,
+    ),
 ];
 
 /// How `name` is protected; `None` for a permission the platform does not define.
@@ -162,8 +180,11 @@ impl PhoneState {
         ];
         self.files
             .retain(|path, _| !roots.iter().any(|r| path.starts_with(r.as_str())));
-        self.dirs
-            .retain(|path| !roots.iter().any(|r| format!("{path}/").starts_with(r.as_str())));
+        self.dirs.retain(|path| {
+            !roots
+                .iter()
+                .any(|r| format!("{path}/").starts_with(r.as_str()))
+        });
         self.log(
             'I',
             "ActivityManager",
@@ -191,28 +212,51 @@ mod tests {
     fn grants_follow_the_service_checks_in_order() {
         let mut s = PhoneState::default();
         let pkg = "com.example.notes";
-        assert_eq!(s.set_permission("com.nope", "android.permission.CAMERA", true), Ok(()));
-        let e = s.set_permission(pkg, "android.permission.NOPE", true).unwrap_err();
-        assert!(e.contains("Unknown permission: android.permission.NOPE"), "{e}");
-        let e = s.set_permission(pkg, "android.permission.INTERNET", true).unwrap_err();
+        assert_eq!(
+            s.set_permission("com.nope", "android.permission.CAMERA", true),
+            Ok(())
+        );
+        let e = s
+            .set_permission(pkg, "android.permission.NOPE", true)
+            .unwrap_err();
+        assert!(
+            e.contains("Unknown permission: android.permission.NOPE"),
+            "{e}"
+        );
+        let e = s
+            .set_permission(pkg, "android.permission.INTERNET", true)
+            .unwrap_err();
         assert!(e.contains("is not a changeable permission type"), "{e}");
-        let e = s.set_permission(pkg, "android.permission.READ_SMS", true).unwrap_err();
-        assert!(e.contains("has not requested permission android.permission.READ_SMS"), "{e}");
-        s.set_permission(pkg, "android.permission.CAMERA", true).unwrap();
-        assert!(s.packages[pkg].granted.contains("android.permission.CAMERA"));
+        let e = s
+            .set_permission(pkg, "android.permission.READ_SMS", true)
+            .unwrap_err();
+        assert!(
+            e.contains("has not requested permission android.permission.READ_SMS"),
+            "{e}"
+        );
+        s.set_permission(pkg, "android.permission.CAMERA", true)
+            .unwrap();
+        assert!(
+            s.packages[pkg]
+                .granted
+                .contains("android.permission.CAMERA")
+        );
     }
 
     #[test]
     fn a_revoke_kills_the_app_and_clear_puts_the_app_back() {
         let mut s = PhoneState::default();
         let pkg = "com.example.notes";
-        s.set_permission(pkg, "android.permission.CAMERA", true).unwrap();
+        s.set_permission(pkg, "android.permission.CAMERA", true)
+            .unwrap();
         s.start_activity(pkg, None).unwrap();
-        s.set_permission(pkg, "android.permission.CAMERA", false).unwrap();
+        s.set_permission(pkg, "android.permission.CAMERA", false)
+            .unwrap();
         assert_ne!(s.foreground_package(), Some(pkg));
         let before = s.packages[pkg].screens.clone();
         s.app_screen_mut(pkg, "main").unwrap().elements.clear();
-        s.set_permission(pkg, "android.permission.CAMERA", true).unwrap();
+        s.set_permission(pkg, "android.permission.CAMERA", true)
+            .unwrap();
         s.files.insert(
             format!("/data/data/{pkg}/shared_prefs/p.xml"),
             crate::state::FileEntry {

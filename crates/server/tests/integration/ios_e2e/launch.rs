@@ -21,7 +21,11 @@ async fn a_simulator_app_launches_cleared_with_privacy_and_arguments() {
     state.home = dir.path().join("home").display().to_string();
     state.simulators[0].app_data.insert(
         QWEN.into(),
-        [("Library/Preferences/session.plist".to_string(), "logged-in".to_string())].into(),
+        [(
+            "Library/Preferences/session.plist".to_string(),
+            "logged-in".to_string(),
+        )]
+        .into(),
     );
     state.save(&state_path).unwrap();
     tokio::time::timeout(Duration::from_secs(240), async {
