@@ -18,7 +18,8 @@ use std::fmt;
 
 use schemars::{JsonSchema, Schema, SchemaGenerator, json_schema};
 use serde::de::{self, MapAccess, Visitor};
-use serde::{Deserialize, Deserializer, Serialize};
+use serde::ser::SerializeMap;
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 use crate::input::{DeviceUrl, Locales, ValidationError, excerpt};
 
@@ -185,6 +186,20 @@ impl<'de> Deserialize<'de> for Permissions {
             }
         }
         d.deserialize_map(V)
+    }
+}
+
+impl Serialize for Permissions {
+    /// The map Maestro's YAML and the tool take: `all` first, then each name.
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut m = s.serialize_map(Some(self.each.len() + usize::from(self.all.is_some())))?;
+        if let Some(all) = self.all {
+            m.serialize_entry("all", &all)?;
+        }
+        for (name, value) in &self.each {
+            m.serialize_entry(name.as_str(), value)?;
+        }
+        m.end()
     }
 }
 
@@ -364,6 +379,22 @@ impl<'de> Deserialize<'de> for LaunchArguments {
     }
 }
 
+impl Serialize for LaunchArguments {
+    /// The map the tool takes, values with their JSON types.
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut m = s.serialize_map(Some(self.0.len()))?;
+        for (k, v) in &self.0 {
+            match v {
+                ArgumentValue::Text(t) => m.serialize_entry(k.as_str(), t)?,
+                ArgumentValue::Int(i) => m.serialize_entry(k.as_str(), i)?,
+                ArgumentValue::Bool(b) => m.serialize_entry(k.as_str(), b)?,
+                ArgumentValue::Float(x) => m.serialize_entry(k.as_str(), x)?,
+            }
+        }
+        m.end()
+    }
+}
+
 impl JsonSchema for LaunchArguments {
     fn inline_schema() -> bool {
         true
@@ -458,6 +489,10 @@ mod tests {
         assert_eq!(p.each.len(), 2);
         assert_eq!(p.each[0].0.as_str(), "camera");
         assert_eq!(p.each[1].1, PermissionValue::Unset);
+        assert_eq!(
+            serde_json::to_string(&p).unwrap(),
+            r#"{"all":"deny","camera":"allow","android.permission.READ_SMS":"unset"}"#
+        );
         for bad in [
             r#"{"camera": "yes"}"#,
             r#"{"cam era": "allow"}"#,
@@ -487,6 +522,11 @@ mod tests {
             ]
         );
         assert!(serde_json::from_str::<LaunchArguments>(r#"{"-cartValue": 3}"#).is_ok());
+        // Written back as read, order kept.
+        assert_eq!(
+            serde_json::to_string(&a).unwrap(),
+            r#"{"user":"ada","count":3,"on":true,"ratio":0.5,"big":4000000000}"#
+        );
         for bad in [
             r#"{"a b": 1}"#,
             r#"{"x": null}"#,
