@@ -84,30 +84,8 @@ pub fn parse_package_permissions(out: &str, pkg: &str) -> Option<PackagePermissi
 mod tests {
     use super::*;
 
-    const DUMP: &str = "Packages:
-  Package [com.example.app] (c3d4):
-    appId=10188
-    requested permissions:
-      android.permission.INTERNET
-      android.permission.POST_NOTIFICATIONS
-      android.permission.CAMERA
-    install permissions:
-      android.permission.INTERNET: granted=true
-    User 0: ceDataInode=312069 installed=true hidden=false
-      gids=[3003]
-      runtime permissions:
-        android.permission.POST_NOTIFICATIONS: granted=false, flags=[ USER_SENSITIVE_WHEN_GRANTED|USER_SENSITIVE_WHEN_DENIED]
-        android.permission.CAMERA: granted=true, flags=[ USER_SET]
-    User 10: ceDataInode=999 installed=true
-      runtime permissions:
-        android.permission.POST_NOTIFICATIONS: granted=true, flags=[ ]
-  Package [com.other] (e5f6):
-    requested permissions:
-      android.permission.READ_SMS
-Queries:
-    requested permissions:
-      android.permission.INTERNET
-";
+    const DUMP: &str =
+        include_str!("../../../../fixtures/android/parser-dumpsys-package-permissions.txt");
 
     #[test]
     fn reads_the_named_package_and_the_first_user() {
