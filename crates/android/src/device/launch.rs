@@ -138,7 +138,7 @@ impl AndroidDevice {
             report.stopped = true;
         }
         self.set_app_locales(pkg, options).await?;
-        let extras = extras_argv(options)?;
+        let extras = extras_argv(options);
         report.arguments = options.arguments.len();
         {
             let _turn = self.input.lock().await;
@@ -356,7 +356,7 @@ fn refusal(out: &str) -> String {
 /// The launch arguments as `am start` extras (`Intent.parseCommandArgs`): `--es` text,
 /// `--ei` a whole number that fits an int (else `--el`), `--ez` a boolean, `--ef` a
 /// decimal.
-pub(super) fn extras_argv(options: &LaunchOptions) -> Result<Vec<String>> {
+pub(super) fn extras_argv(options: &LaunchOptions) -> Vec<String> {
     let mut argv = Vec::new();
     for (k, v) in options.arguments.iter() {
         let flag = match v {
@@ -370,7 +370,7 @@ pub(super) fn extras_argv(options: &LaunchOptions) -> Result<Vec<String>> {
         argv.push(k.to_string());
         argv.push(v.to_string());
     }
-    Ok(argv)
+    argv
 }
 
 #[cfg(test)]
@@ -452,7 +452,7 @@ mod tests {
             ..Default::default()
         };
         assert_eq!(
-            extras_argv(&o).unwrap().join(" "),
+            extras_argv(&o).join(" "),
             "--es user ada lovelace --ei n 3 --el big 5000000000 --ez on false --ef r 0.25"
         );
     }
