@@ -35,6 +35,8 @@ pub enum Button {
     VolumeDown,
     /// Power (sleep/wake).
     Power,
+    /// Delete the character before the cursor (Android's `KEYCODE_DEL`, the backspace key).
+    Delete,
     /// D-pad up (Android TV).
     DpadUp,
     /// D-pad down (Android TV).
@@ -90,7 +92,7 @@ impl ButtonScope {
 }
 
 /// How many buttons there are.
-const BUTTON_COUNT: usize = 16;
+const BUTTON_COUNT: usize = 17;
 
 impl Button {
     /// The one table of buttons: each one's name and where it exists, in the order the
@@ -105,6 +107,7 @@ impl Button {
         (Button::VolumeUp, "VOLUME_UP", ButtonScope::Android),
         (Button::VolumeDown, "VOLUME_DOWN", ButtonScope::Android),
         (Button::Power, "POWER", ButtonScope::Android),
+        (Button::Delete, "DEL", ButtonScope::Android),
         (Button::DpadUp, "DPAD_UP", ButtonScope::AndroidTv),
         (Button::DpadDown, "DPAD_DOWN", ButtonScope::AndroidTv),
         (Button::DpadLeft, "DPAD_LEFT", ButtonScope::AndroidTv),
