@@ -260,6 +260,18 @@ fn selector_for(screen: &[Element], i: usize, anchor: Option<&str>) -> Result<Ve
     })
 }
 
+/// The row anchor of `screen[i]`: the nearest text above it, before it in the list, that
+/// is one of a kind on screen (what keys a look-alike's row; the server's refs use the
+/// same "after" text).
+pub fn row_anchor(screen: &[Element], i: usize) -> Option<String> {
+    let y = screen.get(i)?.rect.y;
+    screen[..i].iter().rev().find_map(|e| {
+        let t = e.text.as_deref().filter(|t| !t.trim().is_empty())?;
+        (e.rect.y < y && find_all(&Selector::text(literal(t)), screen).len() == 1)
+            .then(|| t.to_string())
+    })
+}
+
 /// The first new text the observation after the step showed that is one of a kind
 /// there, as a selector line.
 fn revealed(s: &RecordedStep) -> Option<String> {

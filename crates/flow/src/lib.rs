@@ -46,7 +46,7 @@ mod report;
 mod runner;
 mod yaml;
 
-pub use export::{Export, export_flow};
+pub use export::{Export, export_flow, row_anchor};
 pub use matcher::{find, find_all};
 pub use model::*;
 pub use parse::{FlowError, Loader, ReadOptions, read_flow};

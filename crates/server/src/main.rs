@@ -20,6 +20,7 @@ use mobile_mcp::{
 use rmcp::ServiceExt;
 
 mod demo;
+mod run_flow;
 
 const ENVIRONMENT: &str = "\
 Environment:
@@ -36,6 +37,9 @@ Environment:
 #[derive(Debug, Parser)]
 #[command(name = "mobile-mcp", version, about, long_about = None, after_help = ENVIRONMENT)]
 struct Cli {
+    #[command(subcommand)]
+    command: Option<Command>,
+
     /// Serve Streamable HTTP at /mcp on [HOST:]PORT instead of stdio (HOST defaults to 127.0.0.1).
     #[arg(long, value_name = "[HOST:]PORT")]
     listen: Option<String>,
@@ -77,19 +81,19 @@ struct Cli {
     max_connections: usize,
 
     /// adb server to use, HOST:PORT; repeat for several (default 127.0.0.1:5037, or ADB_SERVER_SOCKET / ANDROID_ADB_SERVER_PORT).
-    #[arg(long = "adb-server", value_name = "HOST:PORT")]
+    #[arg(long = "adb-server", value_name = "HOST:PORT", global = true)]
     adb_servers: Vec<String>,
 
     /// xcrun executable for iOS simulators [env: MOBILE_MCP_XCRUN].
-    #[arg(long, value_name = "PATH")]
+    #[arg(long, value_name = "PATH", global = true)]
     xcrun: Option<PathBuf>,
 
     /// idb executable for iOS simulator input and UI trees [env: MOBILE_MCP_IDB].
-    #[arg(long, value_name = "PATH")]
+    #[arg(long, value_name = "PATH", global = true)]
     idb: Option<PathBuf>,
 
     /// Start a built-in virtual Android phone on loopback and use it (no phone or adb needed).
-    #[arg(long)]
+    #[arg(long, global = true)]
     demo: bool,
 
     /// Also allow this URL scheme in mobile_open_url (deep links); repeatable. file, javascript, data and intent are never allowed.
@@ -123,6 +127,13 @@ struct Cli {
     /// Append logs to this file instead of stderr.
     #[arg(long, value_name = "PATH")]
     log_file: Option<PathBuf>,
+}
+
+/// What to do instead of serving MCP.
+#[derive(Debug, clap::Subcommand)]
+enum Command {
+    /// Run Maestro flow files on a device (no agent); exit status 0 only when every flow passed.
+    RunFlow(run_flow::RunFlowArgs),
 }
 
 fn init_logging(cli: &Cli) -> anyhow::Result<()> {
@@ -249,6 +260,10 @@ async fn main() -> anyhow::Result<()> {
     init_logging(&cli)?;
     let options = options(&cli)?;
     let (registry, _demo_phone) = registry(&cli)?;
+    if let Some(Command::RunFlow(args)) = &cli.command {
+        let passed = run_flow::run(args, &registry).await?;
+        std::process::exit(if passed { 0 } else { 1 });
+    }
     let registry = Arc::new(registry);
     let server = MobileServer::new(registry, options);
     server

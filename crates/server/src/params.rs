@@ -638,3 +638,40 @@ pub(crate) struct WaitForParams {
     #[schemars(range(min = 0, max = 60000))]
     pub timeout_ms: Option<f64>,
 }
+
+#[derive(Debug, Deserialize, JsonSchema)]
+pub(crate) struct RunFlowParams {
+    /// The device id from mobile_list_available_devices.
+    pub device: String,
+    /// The flow's text (Maestro YAML: `appId: …`, `---`, then the commands). Give this or `path`.
+    #[serde(default)]
+    pub flow: Option<String>,
+    /// Path on this machine to a flow file (.yaml or .yml) under the allowed folders; `runFlow` files are read relative to it.
+    #[serde(default)]
+    pub path: Option<String>,
+    /// Values for the flow's `${NAME}` variables (they win over its `env`), e.g. {"PASSWORD": "…"}.
+    #[serde(default)]
+    pub env: std::collections::BTreeMap<String, String>,
+    /// How long assertVisible, assertNotVisible and element look-ups wait, in ms (default 17000, Maestro's).
+    #[serde(default, rename = "lookupTimeoutMs", deserialize_with = "opt_number")]
+    #[schemars(range(min = 0, max = 120000))]
+    pub lookup_timeout_ms: Option<f64>,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+pub(crate) struct ExportFlowParams {
+    /// The device id from mobile_list_available_devices.
+    pub device: String,
+    /// The flow's `appId` (default: the first app this session launched on the device).
+    #[serde(default, rename = "appId")]
+    pub app_id: Option<AppId>,
+    /// The flow's name.
+    #[serde(default)]
+    pub name: Option<String>,
+    /// Also write the flow to this .yaml file under the allowed folders (an existing file is replaced only with overwrite: true).
+    #[serde(default, rename = "saveTo")]
+    pub save_to: Option<String>,
+    /// Replace an existing file at saveTo.
+    #[serde(default)]
+    pub overwrite: bool,
+}

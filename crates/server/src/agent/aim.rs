@@ -41,6 +41,8 @@ pub(crate) struct Aimed {
     pub at: Point,
     /// " (@e5)" or " (@e3 Button \"Buy now\" at 540,900)"; empty for x,y.
     pub what: String,
+    /// The element a ref or selector named (`None` for x,y), for the recorder.
+    pub element: Option<Element>,
 }
 
 /// The element list the aims were resolved on.
@@ -148,6 +150,7 @@ impl MobileServer {
                     Aimed {
                         at: *p,
                         what: String::new(),
+                        element: None,
                     }
                 }
                 named => {
@@ -160,6 +163,7 @@ impl MobileServer {
                     Aimed {
                         at: e.rect.center(),
                         what,
+                        element: Some(e),
                     }
                 }
             });

@@ -36,6 +36,7 @@ use settle::{DEFAULT_SETTLE, SettleConfig, Settled, settle};
 mod aim;
 mod marked;
 mod observe;
+mod record;
 mod refs;
 mod selector;
 mod settle;
@@ -44,6 +45,7 @@ mod wait;
 
 pub(crate) use aim::{Aim, Lookup, coord};
 pub(crate) use observe::Observations;
+pub(crate) use record::{MAX_STEPS as MAX_RECORDED, Recorder};
 pub(crate) use selector::distance;
 pub(crate) use turn::Turns;
 
@@ -175,6 +177,7 @@ impl MobileServer {
                             lines.push(changes.render());
                             structured["changes"] = json!(changes);
                         }
+                        self.recorder.observed(d.id(), &now);
                         self.observed.record_paired(d.id(), &now, paired);
                     }
                     Err(Failure(e)) => lines.push(format!("Could not list the elements: {e}")),

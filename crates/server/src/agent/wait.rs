@@ -102,6 +102,28 @@ impl MobileServer {
                 self.observed.record(d.id(), &now);
             }
             if met {
+                let text = match p.until {
+                    WaitUntil::Gone => sel.text.clone(),
+                    _ => hits.first().and_then(|e| e.text.clone()).filter(|t| !t.is_empty()),
+                };
+                let id = match p.until {
+                    WaitUntil::Gone => sel.id.clone(),
+                    _ => hits.first().and_then(|e| e.identifier.clone()),
+                };
+                let exact = p.until != WaitUntil::Gone || sel.match_mode != Some(MatchMode::Contains);
+                let action = if exact && (text.is_some() || id.is_some()) {
+                    mobile_flow::RecordedAction::Wait {
+                        text,
+                        id: id.filter(|_| text_none(&sel, &hits, p.until)),
+                        gone: p.until == WaitUntil::Gone,
+                        timeout_ms: timeout.as_millis() as u64,
+                    }
+                } else {
+                    mobile_flow::RecordedAction::Other {
+                        what: "a wait for an element to go, named by a part of its text".into(),
+                    }
+                };
+                self.record(&d, action, None, None);
                 let head = match p.until {
                     WaitUntil::Gone => {
                         format!("Gone after {ms} ms ({} elements on screen)", now.len())
@@ -134,5 +156,13 @@ impl MobileServer {
             }
             tokio::time::sleep(POLL).await;
         }
+    }
+}
+
+/// Whether a recorded wait names its element by id (it has no text to name it by).
+fn text_none(sel: &Selector, hits: &[mobile_device::Element], until: WaitUntil) -> bool {
+    match until {
+        WaitUntil::Gone => sel.text.is_none(),
+        _ => hits.first().is_none_or(|e| e.text.as_deref().is_none_or(str::is_empty)),
     }
 }

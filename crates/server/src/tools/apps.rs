@@ -7,7 +7,7 @@ use rmcp::{RoleServer, tool, tool_router};
 
 use std::sync::Arc;
 
-use mobile_device::{App, AppId, Device, DeviceError, LaunchReport};
+use mobile_device::{App, AppId, Device, DeviceError, LaunchOptions, LaunchReport};
 
 use super::{Failure, MobileServer, Outcome, structured, text};
 use crate::agent::distance;
@@ -86,6 +86,15 @@ impl MobileServer {
             }
         };
         drop(turn);
+        let app = p.package_name.to_string();
+        let action = if options == LaunchOptions::default() {
+            mobile_flow::RecordedAction::Launch { app }
+        } else {
+            mobile_flow::RecordedAction::Other {
+                what: format!("launching {app} with options ({})", report.summary()),
+            }
+        };
+        self.record(&d, action, None, None);
         self.after_action(&ctx, &d, launched_line(&p.package_name, &report), &p.after)
             .await
     }
@@ -118,6 +127,8 @@ impl MobileServer {
             return Err(self.app_failure(&ctx, &d, &p.package_name, e).await);
         }
         drop(turn);
+        let app = p.package_name.to_string();
+        self.record(&d, mobile_flow::RecordedAction::Terminate { app }, None, None);
         self.after_action(&ctx, &d, format!("Terminated {}", p.package_name), &p.after)
             .await
     }
@@ -210,6 +221,8 @@ impl MobileServer {
         self.run(&ctx, "opening the URL", d.open_url(&p.url))
             .await?;
         drop(turn);
+        let url = p.url.to_string();
+        self.record(&d, mobile_flow::RecordedAction::OpenUrl { url }, None, None);
         self.after_action(&ctx, &d, format!("Opened {}", p.url), &p.after)
             .await
     }

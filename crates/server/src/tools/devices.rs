@@ -132,6 +132,20 @@ impl MobileServer {
         let d = self.device(&ctx, &p.device).await?;
         self.run(&ctx, "setting the location", d.set_location(loc))
             .await?;
+        self.record(
+            &d,
+            match loc {
+                Some(l) => mobile_flow::RecordedAction::SetLocation {
+                    latitude: l.latitude.get(),
+                    longitude: l.longitude.get(),
+                },
+                None => mobile_flow::RecordedAction::Other {
+                    what: "clearing the mock location".into(),
+                },
+            },
+            None,
+            None,
+        );
         match loc {
             Some(l) => text(format!(
                 "Location set to {}, {}",

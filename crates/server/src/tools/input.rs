@@ -9,6 +9,7 @@ use rmcp::{RoleServer, tool, tool_router};
 
 use super::{MobileServer, Outcome};
 use crate::agent::{Aim, coord};
+use mobile_flow::RecordedAction as Rec;
 use crate::params::*;
 
 #[tool_router(router = input_router, vis = "pub(crate)")]
@@ -36,6 +37,7 @@ impl MobileServer {
         let (at, what) = (aimed[0].at, &aimed[0].what);
         self.run(&ctx, "tapping", d.tap(at)).await?;
         drop(turn);
+        self.record(&d, Rec::Tap { at }, aimed.first(), lookup.as_ref());
         let first = format!("Tapped at ({}, {}){what}", at.x, at.y);
         self.after_action_seen(&ctx, &d, first, &p.after, lookup)
             .await
@@ -64,6 +66,7 @@ impl MobileServer {
         let (at, what) = (aimed[0].at, &aimed[0].what);
         self.run(&ctx, "double tapping", d.double_tap(at)).await?;
         drop(turn);
+        self.record(&d, Rec::DoubleTap { at }, aimed.first(), lookup.as_ref());
         let first = format!("Double-tapped at ({}, {}){what}", at.x, at.y);
         self.after_action_seen(&ctx, &d, first, &p.after, lookup)
             .await
@@ -96,6 +99,8 @@ impl MobileServer {
         self.run(&ctx, "long pressing", d.long_press(at, dur))
             .await?;
         drop(turn);
+        let millis = dur.as_millis() as u64;
+        self.record(&d, Rec::LongPress { at, millis }, aimed.first(), lookup.as_ref());
         let first = format!(
             "Long-pressed at ({}, {}){what} for {} ms",
             at.x,
@@ -128,6 +133,8 @@ impl MobileServer {
         self.run(&ctx, "pressing the button", d.press_button(b))
             .await?;
         drop(turn);
+        let name = b.name().to_string();
+        self.record(&d, Rec::Button { name }, None, None);
         self.after_action(&ctx, &d, format!("Pressed {b}"), &p.after)
             .await
     }
@@ -180,6 +187,7 @@ impl MobileServer {
         )
         .await?;
         drop(turn);
+        self.record(&d, Rec::Swipe { from, to, millis: 500 }, None, None);
         let first = format!(
             "Swiped {} from ({}, {}){what} to ({}, {})",
             serde_json::to_value(p.direction)
@@ -219,6 +227,8 @@ impl MobileServer {
                 .await?;
         }
         drop(turn);
+        let (text, submit) = (p.text.clone(), p.submit);
+        self.record(&d, Rec::Type { text, submit }, None, None);
         let first = format!(
             "Typed {} characters{}",
             p.text.chars().count(),
@@ -253,6 +263,8 @@ impl MobileServer {
         let (from, fw, to, tw) = (aimed[0].at, &aimed[0].what, aimed[1].at, &aimed[1].what);
         self.run(&ctx, "dragging", d.drag(from, to, dur)).await?;
         drop(turn);
+        let what = format!("a drag from ({}, {}) to ({}, {})", from.x, from.y, to.x, to.y);
+        self.record(&d, Rec::Other { what }, None, None);
         let first = format!(
             "Dragged from ({}, {}){fw} to ({}, {}){tw} over {} ms",
             from.x,

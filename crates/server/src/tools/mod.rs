@@ -36,6 +36,7 @@ mod apps;
 mod batch;
 mod devices;
 mod files;
+mod flows;
 mod input;
 mod logs;
 mod recording;
@@ -90,6 +91,8 @@ pub struct MobileServer {
     screens: Arc<Mutex<HashMap<String, (Instant, ScreenSize)>>>,
     /// What the agent last saw of each device (refs, change lists): this session's.
     pub(crate) observed: Arc<crate::agent::Observations>,
+    /// The actions this session took on each device, for `mobile_export_flow`.
+    pub(crate) recorder: Arc<crate::agent::Recorder>,
     /// One turn per device for a look-up and the action on what it found, shared by
     /// every session (`crate::agent::Turns`).
     pub(crate) turns: Arc<crate::agent::Turns>,
@@ -188,6 +191,7 @@ impl MobileServer {
             + Self::logs_router()
             + Self::recording_router()
             + Self::batch_router()
+            + Self::flows_router()
             + Self::wait_router();
         for route in router.map.values_mut() {
             let attr = &mut route.attr;
@@ -212,6 +216,7 @@ impl MobileServer {
             recordings: Arc::default(),
             screens: Arc::default(),
             observed: Arc::default(),
+            recorder: Arc::default(),
             turns: Arc::default(),
         }
     }
@@ -222,6 +227,7 @@ impl MobileServer {
     pub(crate) fn for_session(&self) -> MobileServer {
         MobileServer {
             observed: Arc::default(),
+            recorder: Arc::default(),
             ..self.clone()
         }
     }
