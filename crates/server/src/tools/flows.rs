@@ -49,6 +49,8 @@ impl MobileServer {
             _ => return Err("Give either `flow` (the flow's text) or `path` (a flow file), not both".into()),
         };
         let loader = |p: &Path| read_flow_file(&roots, p).map(|(t, _)| t).map_err(|f| f.0);
+        // takeScreenshot writes beside a flow file, else relative to the working folder.
+        let shots_dir = path.as_ref().and_then(|p| p.parent().map(Path::to_path_buf));
         let flow = read_flow(
             &text,
             &ReadOptions {
@@ -91,9 +93,13 @@ impl MobileServer {
         let taken: Vec<_> = std::mem::take(&mut *shots.lock().unwrap_or_else(|e| e.into_inner()));
         let mut notes = Vec::new();
         for (name, shot) in taken {
-            notes.push(match self.save_flow_screenshot(&name, shot).await {
+            let file = match &shots_dir {
+                Some(dir) => dir.join(format!("{name}.png")).display().to_string(),
+                None => format!("{name}.png"),
+            };
+            notes.push(match self.save_flow_screenshot(&file, shot).await {
                 Ok(path) => format!("takeScreenshot saved {path}"),
-                Err(e) => format!("takeScreenshot {name}: {e}"),
+                Err(e) => format!("takeScreenshot {name} was not saved: {e}"),
             });
         }
         let mut text = report.render();
@@ -160,9 +166,9 @@ impl MobileServer {
 }
 
 impl MobileServer {
-    /// Writes a flow's `takeScreenshot` as `NAME.png` under the allowed folders.
-    async fn save_flow_screenshot(&self, name: &str, shot: Screenshot) -> Result<String, String> {
-        let target = self.options.files.check_write(&format!("{name}.png"), &["png"], true)?;
+    /// Writes a flow's `takeScreenshot` to `file` (a .png) under the allowed folders.
+    async fn save_flow_screenshot(&self, file: &str, shot: Screenshot) -> Result<String, String> {
+        let target = self.options.files.check_write(file, &["png"], true)?;
         let opts = ScreenshotOptions {
             max_size: None,
             scale: None,

@@ -17,6 +17,7 @@ mod faults;
 mod file_roots;
 mod filter_stdio;
 mod first_calls;
+mod flows;
 mod gestures;
 mod http;
 mod inflight;
