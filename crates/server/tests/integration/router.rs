@@ -495,6 +495,13 @@ async fn every_tool_reaches_its_trait_method() {
             json!({"posture": "half-open"}),
             vec!["fold half-open"],
         ),
+        (
+            "mobile_run_flow",
+            json!({"flow": "appId: a.b\n---\n- pressKey: Home\n"}),
+            vec!["press_button HOME", "list_elements", "list_elements"],
+        ),
+        // Export reads only what this session recorded: the run above is no agent action.
+        ("mobile_export_flow", json!({}), vec![]),
     ];
     let tools: Vec<String> = h
         .client

@@ -10,8 +10,8 @@ use rmcp::transport::TokioChildProcess;
 use serde_json::Value;
 
 /// The tools of the peer server that prompts are written for, by the same names (without
-/// its four cloud-only tools), plus mobile_ui_dump, mobile_adb_push and mobile_adb_pull,
-/// which this server adds.
+/// its four cloud-only tools), plus mobile_ui_dump, mobile_adb_push, mobile_adb_pull and
+/// the Maestro flow tools, which this server adds.
 const EXPECTED: &[&str] = &[
     "mobile_list_available_devices",
     "mobile_list_apps",
@@ -47,6 +47,8 @@ const EXPECTED: &[&str] = &[
     "mobile_adb_pull",
     "mobile_drag_on_screen",
     "mobile_fold_device",
+    "mobile_run_flow",
+    "mobile_export_flow",
 ];
 
 /// Parameter names the peer uses, which prompts written for it pass.
