@@ -53,3 +53,6 @@ pub use parse::{FlowError, Loader, ReadOptions, read_flow};
 pub use record::{RecordedAction, RecordedStep};
 pub use report::{FlowReport, StepReport, junit};
 pub use runner::{RunOptions, ScreenshotSink, launch_options_from_step, run_flow, settle};
+
+#[cfg(test)]
+mod tests;
