@@ -272,21 +272,27 @@ pub fn row_anchor(screen: &[Element], i: usize) -> Option<String> {
     })
 }
 
-/// The first new text the observation after the step showed that is one of a kind
+/// The first new text (or accessibility label, which Maestro's `text` also matches: iOS
+/// puts its names there) the observation after the step showed that is one of a kind
 /// there, as a selector line.
 fn revealed(s: &RecordedStep) -> Option<String> {
     let after = s.after.as_ref()?;
-    let before: Vec<&str> = s.screen.iter().filter_map(|e| e.text.as_deref()).collect();
     if s.screen.is_empty() && !matches!(s.action, RecordedAction::Launch { .. }) {
         // Nothing to compare with: the step read no list before acting.
         return None;
     }
+    let name = |e: &Element| {
+        e.text
+            .as_deref()
+            .filter(|t| !t.trim().is_empty())
+            .or(e.label.as_deref().filter(|t| !t.trim().is_empty()))
+            .map(str::to_string)
+    };
+    let before: Vec<String> = s.screen.iter().filter_map(name).collect();
     after.iter().find_map(|e| {
-        let t = e.text.as_deref().filter(|t| {
-            !t.trim().is_empty() && !t.chars().all(|c| c == '•') && !before.contains(t)
-        })?;
-        let sel = Selector::text(literal(t));
-        (find_all(&sel, after).len() == 1).then(|| format!("text: {}", q(&literal(t))))
+        let t = name(e).filter(|t| !t.chars().all(|c| c == '•') && !before.contains(t))?;
+        let sel = Selector::text(literal(&t));
+        (find_all(&sel, after).len() == 1).then(|| format!("text: {}", q(&literal(&t))))
     })
 }
 
