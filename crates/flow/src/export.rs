@@ -150,7 +150,8 @@ pub fn export_flow(steps: &[RecordedStep], app_id: Option<&str>, name: Option<&s
         );
     }
     if app.is_none() {
-        not_exported.push("the app: no app was launched and none was given, so appId is empty".into());
+        not_exported
+            .push("the app: no app was launched and none was given, so appId is empty".into());
     }
     yaml.push_str("---\n");
     yaml.push_str(&body);
@@ -200,11 +201,11 @@ fn tap(out: &mut String, command: &str, s: &RecordedStep, at: Point) {
 /// The selector lines that pick exactly `screen[i]`, most robust first.
 fn selector_for(screen: &[Element], i: usize, anchor: Option<&str>) -> Result<Vec<String>, String> {
     let e = &screen[i];
-    let id = e
-        .identifier
-        .as_deref()
-        .filter(|v| !v.is_empty())
-        .map(|v| v.rsplit_once(":id/").map_or(v, |(_, tail)| tail).to_string());
+    let id = e.identifier.as_deref().filter(|v| !v.is_empty()).map(|v| {
+        v.rsplit_once(":id/")
+            .map_or(v, |(_, tail)| tail)
+            .to_string()
+    });
     let text = e
         .text
         .as_deref()
@@ -222,7 +223,10 @@ fn selector_for(screen: &[Element], i: usize, anchor: Option<&str>) -> Result<Ve
         bases.push((s, format!("id: {}", q(&literal(id)))));
     }
     if let Some(t) = &text {
-        bases.push((Selector::text(literal(t)), format!("text: {}", q(&literal(t)))));
+        bases.push((
+            Selector::text(literal(t)),
+            format!("text: {}", q(&literal(t))),
+        ));
     }
     for (s, line) in &bases {
         if only(s) {
@@ -307,10 +311,10 @@ fn is_password(s: &RecordedStep) -> bool {
     };
     s.element.as_ref().is_some_and(secure)
         || s.screen.iter().any(|e| e.states.focused && secure(e))
-        || s
-            .after
-            .as_ref()
-            .is_some_and(|a| a.iter().any(|e| focused_dots(e) || (e.states.focused && secure(e))))
+        || s.after.as_ref().is_some_and(|a| {
+            a.iter()
+                .any(|e| focused_dots(e) || (e.states.focused && secure(e)))
+        })
 }
 
 /// Maestro's key name for a button of ours (`KeyCode.kt`'s descriptions).
@@ -337,8 +341,12 @@ fn key_of(button: &str) -> Option<&'static str> {
 fn point(p: Point, size: Option<(u32, u32)>) -> String {
     match size {
         Some((w, h)) if w > 0 && h > 0 => {
-            let px = (f64::from(p.x) * 100.0 / f64::from(w)).round().clamp(0.0, 100.0);
-            let py = (f64::from(p.y) * 100.0 / f64::from(h)).round().clamp(0.0, 100.0);
+            let px = (f64::from(p.x) * 100.0 / f64::from(w))
+                .round()
+                .clamp(0.0, 100.0);
+            let py = (f64::from(p.y) * 100.0 / f64::from(h))
+                .round()
+                .clamp(0.0, 100.0);
             format!("{px}%, {py}%")
         }
         _ => format!("{}, {}", p.x, p.y),

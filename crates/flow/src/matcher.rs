@@ -39,9 +39,7 @@ pub fn find_all(selector: &Selector, elements: &[Element]) -> Vec<usize> {
     let all: Vec<usize> = (0..elements.len()).collect();
     let scope = match &selector.child_of {
         Some(parent) => match find_all(parent, elements).first() {
-            Some(&p) => std::iter::once(p)
-                .chain(descendants(elements, p))
-                .collect(),
+            Some(&p) => std::iter::once(p).chain(descendants(elements, p)).collect(),
             None => return Vec::new(),
         },
         None => all,
@@ -96,14 +94,23 @@ fn filter(s: &Selector, elements: &[Element], nodes: &[usize]) -> Vec<usize> {
         sets.push(set);
     }
     let states = [
-        (s.enabled, (|e: &Element| e.states.enabled) as fn(&Element) -> bool),
+        (
+            s.enabled,
+            (|e: &Element| e.states.enabled) as fn(&Element) -> bool,
+        ),
         (s.selected, |e| e.states.selected),
         (s.checked, |e| e.states.checked),
         (s.focused, |e| e.states.focused),
     ];
     for (want, get) in states {
         if let Some(want) = want {
-            sets.push(nodes.iter().copied().filter(|&n| get(&elements[n]) == want).collect());
+            sets.push(
+                nodes
+                    .iter()
+                    .copied()
+                    .filter(|&n| get(&elements[n]) == want)
+                    .collect(),
+            );
         }
     }
     let mut it = sets.into_iter();
@@ -172,7 +179,11 @@ fn distance(a: &Rect, b: &Rect) -> f64 {
 /// Maestro's `deepestMatchingElement`: each match replaced by its last deepest matching
 /// descendant.
 fn deepest(elements: &[Element], nodes: &[usize], pred: &dyn Fn(&Element) -> bool) -> Vec<usize> {
-    let matched: Vec<usize> = nodes.iter().copied().filter(|&n| pred(&elements[n])).collect();
+    let matched: Vec<usize> = nodes
+        .iter()
+        .copied()
+        .filter(|&n| pred(&elements[n]))
+        .collect();
     let mut out = Vec::with_capacity(matched.len());
     for &m in &matched {
         let mut best = m;
@@ -199,7 +210,9 @@ pub(crate) fn descendants(elements: &[Element], i: usize) -> impl Iterator<Item 
 
 /// The nearest element whose descendants include `c`.
 fn parent_of(elements: &[Element], c: usize) -> Option<usize> {
-    (0..c).rev().find(|&p| descendants(elements, p).any(|d| d == c))
+    (0..c)
+        .rev()
+        .find(|&p| descendants(elements, p).any(|d| d == c))
 }
 
 fn inside(a: &Rect, outer: &Rect) -> bool {
@@ -246,7 +259,10 @@ pub(crate) fn text_matches(re: &Regex, pattern: &str, e: &Element) -> bool {
 /// Maestro's `idMatches`: the whole resource id, or the part after its last `/`.
 pub(crate) fn id_matches(re: &Regex, e: &Element) -> bool {
     e.identifier.as_deref().is_some_and(|id| {
-        re.is_match(id) || id.rsplit_once('/').is_some_and(|(_, tail)| re.is_match(tail))
+        re.is_match(id)
+            || id
+                .rsplit_once('/')
+                .is_some_and(|(_, tail)| re.is_match(tail))
     })
 }
 
@@ -260,13 +276,21 @@ mod tests {
             element_type: kind.into(),
             text: (!text.is_empty()).then(|| text.into()),
             identifier: (!id.is_empty()).then(|| id.into()),
-            rect: Rect { x: r.0, y: r.1, width: r.2, height: r.3 },
+            rect: Rect {
+                x: r.0,
+                y: r.1,
+                width: r.2,
+                height: r.3,
+            },
             ..Default::default()
         }
     }
 
     fn clickable(mut e: Element) -> Element {
-        e.states = ElementStates { clickable: true, ..Default::default() };
+        e.states = ElementStates {
+            clickable: true,
+            ..Default::default()
+        };
         e
     }
 
@@ -307,13 +331,20 @@ mod tests {
         let list = vec![e, two];
         assert_eq!(find(&sel("navigate UP"), &list), Some(0));
         assert_eq!(find(&sel("Line one line two"), &list), Some(1));
-        assert_eq!(find(&sel("Line one.line two"), &list), Some(1), "dot matches newline");
+        assert_eq!(
+            find(&sel("Line one.line two"), &list),
+            Some(1),
+            "dot matches newline"
+        );
     }
 
     #[test]
     fn id_matches_the_whole_id_or_after_the_slash() {
         let list = vec![el("Button", "", "com.app:id/login_button", (0, 0, 10, 10))];
-        let id = |i: &str| Selector { id: Some(i.into()), ..Default::default() };
+        let id = |i: &str| Selector {
+            id: Some(i.into()),
+            ..Default::default()
+        };
         assert_eq!(find(&id("login_button"), &list), Some(0));
         assert_eq!(find(&id("com.app:id/login_button"), &list), Some(0));
         assert_eq!(find(&id("login"), &list), None);
@@ -347,7 +378,10 @@ mod tests {
         s.below = Some(Box::new(sel("Title")));
         // The intersection keeps the text filter's order; both below Title.
         assert_eq!(find_all(&s, &list), vec![1, 2]);
-        let below_only = Selector { below: Some(Box::new(sel("Title"))), ..Default::default() };
+        let below_only = Selector {
+            below: Some(Box::new(sel("Title"))),
+            ..Default::default()
+        };
         assert_eq!(find(&below_only, &list), Some(2), "nearest below first");
         let mut above = sel("Buy");
         above.above = Some(Box::new(sel("Title")));
@@ -363,9 +397,15 @@ mod tests {
             clickable(el("Button", "Delete", "", (60, 60, 30, 30))),
         ];
         let mut s = sel("Delete");
-        s.child_of = Some(Box::new(Selector { id: Some("row2".into()), ..Default::default() }));
+        s.child_of = Some(Box::new(Selector {
+            id: Some("row2".into()),
+            ..Default::default()
+        }));
         assert_eq!(find(&s, &list), Some(3));
-        let holder = Selector { contains_child: Some(Box::new(sel("Delete"))), ..Default::default() };
+        let holder = Selector {
+            contains_child: Some(Box::new(sel("Delete"))),
+            ..Default::default()
+        };
         assert_eq!(find(&holder, &list), Some(0));
     }
 

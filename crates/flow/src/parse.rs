@@ -55,7 +55,10 @@ pub struct ReadOptions<'a> {
 pub fn read_flow(text: &str, options: &ReadOptions<'_>) -> Result<Flow, FlowError> {
     let mut r = Reader {
         file: options.path.as_ref().map(|p| p.display().to_string()),
-        dir: options.path.as_ref().and_then(|p| p.parent().map(Path::to_path_buf)),
+        dir: options
+            .path
+            .as_ref()
+            .and_then(|p| p.parent().map(Path::to_path_buf)),
         env: Vec::new(),
         outside: options.env.clone(),
         loader: options.loader,
@@ -217,7 +220,13 @@ impl Reader<'_> {
         Ok(step)
     }
 
-    fn command(&mut self, name: &str, line: usize, arg: Option<&Node>, step: &mut Step) -> R<Command> {
+    fn command(
+        &mut self,
+        name: &str,
+        line: usize,
+        arg: Option<&Node>,
+        step: &mut Step,
+    ) -> R<Command> {
         let opts = Opts::of(self, arg)?;
         let cmd = match name {
             "launchApp" => {
@@ -243,10 +252,14 @@ impl Reader<'_> {
                         }
                     }
                 }
-                l.app_id = match app.or_else(|| self.app_id.clone()) {
-                    Some(a) => a,
-                    None => return self.err(line, "launchApp needs an app: give appId in the config or launchApp: APP_ID"),
-                };
+                l.app_id =
+                    match app.or_else(|| self.app_id.clone()) {
+                        Some(a) => a,
+                        None => return self.err(
+                            line,
+                            "launchApp needs an app: give appId in the config or launchApp: APP_ID",
+                        ),
+                    };
                 Command::LaunchApp(l)
             }
             "tapOn" | "doubleTapOn" | "longPressOn" => {
@@ -256,18 +269,24 @@ impl Reader<'_> {
                     _ => TapKind::Long,
                 };
                 let Some(a) = arg else {
-                    return self.err(line, format!("{name} needs an element (text, id, …) or a point"));
+                    return self.err(
+                        line,
+                        format!("{name} needs an element (text, id, …) or a point"),
+                    );
                 };
-                let target = match &opts {
-                    Some(o) if o.get("point").is_some() => {
-                        let p = o.get("point").expect("checked");
-                        if let Some((k, l, _)) = o.entries.iter().find(|(k, _, _)| !matches!(k.as_str(), "point" | "label" | "optional")) {
-                            return self.err(*l, format!("`{k}` cannot go with `point`"));
+                let target =
+                    match &opts {
+                        Some(o) if o.get("point").is_some() => {
+                            let p = o.get("point").expect("checked");
+                            if let Some((k, l, _)) = o.entries.iter().find(|(k, _, _)| {
+                                !matches!(k.as_str(), "point" | "label" | "optional")
+                            }) {
+                                return self.err(*l, format!("`{k}` cannot go with `point`"));
+                            }
+                            Target::Point(self.point(p)?)
                         }
-                        Target::Point(self.point(p)?)
-                    }
-                    _ => Target::Element(self.selector(a, true)?),
-                };
+                        _ => Target::Element(self.selector(a, true)?),
+                    };
                 Command::Tap { kind, target }
             }
             "inputText" => match (arg, &opts) {
@@ -281,7 +300,9 @@ impl Reader<'_> {
             "eraseText" => match (arg, &opts) {
                 (None, _) => Command::EraseText(50),
                 (Some(a), None) => Command::EraseText(self.number(a)?),
-                (Some(_), Some(o)) => Command::EraseText(o.number(self, "charactersToErase")?.unwrap_or(50)),
+                (Some(_), Some(o)) => {
+                    Command::EraseText(o.number(self, "charactersToErase")?.unwrap_or(50))
+                }
             },
             "assertVisible" | "assertNotVisible" => {
                 let Some(a) = arg else {
@@ -296,22 +317,42 @@ impl Reader<'_> {
             }
             "extendedWaitUntil" => {
                 let Some(o) = &opts else {
-                    return self.err(line, "extendedWaitUntil needs `visible` or `notVisible`, and `timeout`");
+                    return self.err(
+                        line,
+                        "extendedWaitUntil needs `visible` or `notVisible`, and `timeout`",
+                    );
                 };
-                let visible = o.get("visible").map(|n| self.selector(n, false)).transpose()?;
-                let not_visible = o.get("notVisible").map(|n| self.selector(n, false)).transpose()?;
+                let visible = o
+                    .get("visible")
+                    .map(|n| self.selector(n, false))
+                    .transpose()?;
+                let not_visible = o
+                    .get("notVisible")
+                    .map(|n| self.selector(n, false))
+                    .transpose()?;
                 if visible.is_none() && not_visible.is_none() {
-                    return self.err(line, "extendedWaitUntil expects either `visible` or `notVisible`");
+                    return self.err(
+                        line,
+                        "extendedWaitUntil expects either `visible` or `notVisible`",
+                    );
                 }
-                let timeout = o.millis(self, "timeout")?.unwrap_or(Duration::from_millis(17_000));
-                Command::ExtendedWaitUntil { visible, not_visible, timeout }
+                let timeout = o
+                    .millis(self, "timeout")?
+                    .unwrap_or(Duration::from_millis(17_000));
+                Command::ExtendedWaitUntil {
+                    visible,
+                    not_visible,
+                    timeout,
+                }
             }
             "scroll" => Command::Scroll,
             "swipe" => {
                 let Some(o) = &opts else {
                     return self.err(line, "swipe needs `direction`, or `start` and `end`");
                 };
-                let duration = o.millis(self, "duration")?.unwrap_or(Duration::from_millis(400));
+                let duration = o
+                    .millis(self, "duration")?
+                    .unwrap_or(Duration::from_millis(400));
                 let dir = o.get("direction").map(|d| self.direction(d)).transpose()?;
                 match (o.get("start"), o.get("end"), dir, o.get("from")) {
                     (Some(s), Some(e), None, None) => Command::Swipe(Swipe::Points(self.point(s)?, self.point(e)?, duration)),
@@ -328,11 +369,26 @@ impl Reader<'_> {
                     return self.err(line, "scrollUntilVisible needs `element`");
                 };
                 let element = self.selector(el, false)?;
-                let direction = o.get("direction").map(|d| self.direction(d)).transpose()?.unwrap_or(Direction::Down);
-                let timeout = o.millis(self, "timeout")?.unwrap_or(Duration::from_millis(20_000));
-                let visibility = o.number(self, "visibilityPercentage")?.unwrap_or(100).min(100) as u8;
+                let direction = o
+                    .get("direction")
+                    .map(|d| self.direction(d))
+                    .transpose()?
+                    .unwrap_or(Direction::Down);
+                let timeout = o
+                    .millis(self, "timeout")?
+                    .unwrap_or(Duration::from_millis(20_000));
+                let visibility = o
+                    .number(self, "visibilityPercentage")?
+                    .unwrap_or(100)
+                    .min(100) as u8;
                 let center = o.bool(self, "centerElement")?.unwrap_or(false);
-                Command::ScrollUntilVisible { element, direction, timeout, visibility, center }
+                Command::ScrollUntilVisible {
+                    element,
+                    direction,
+                    timeout,
+                    visibility,
+                    center,
+                }
             }
             "back" => Command::Back,
             "pressKey" => match (arg, &opts) {
@@ -341,7 +397,9 @@ impl Reader<'_> {
                     Some(k) => Command::PressKey(k),
                     None => return self.err(a.line, "pressKey needs `key`"),
                 },
-                (None, _) => return self.err(line, "pressKey needs a key name (Enter, Back, Home, …)"),
+                (None, _) => {
+                    return self.err(line, "pressKey needs a key name (Enter, Back, Home, …)");
+                }
             },
             "hideKeyboard" | "hide keyboard" => Command::HideKeyboard,
             "openLink" => match (arg, &opts) {
@@ -376,9 +434,14 @@ impl Reader<'_> {
                         return self.err(line, format!("setLocation needs `{k}`"));
                     };
                     let t = self.text(n)?;
-                    t.trim().parse::<f64>().or_else(|_| self.err(n.line, format!("{k} must be a number, got {t:?}")))
+                    t.trim()
+                        .parse::<f64>()
+                        .or_else(|_| self.err(n.line, format!("{k} must be a number, got {t:?}")))
                 };
-                Command::SetLocation { latitude: num("latitude")?, longitude: num("longitude")? }
+                Command::SetLocation {
+                    latitude: num("latitude")?,
+                    longitude: num("longitude")?,
+                }
             }
             "repeat" => {
                 let Some(o) = &opts else {
@@ -395,7 +458,11 @@ impl Reader<'_> {
                 let Value::Seq(items) = &c.value else {
                     return self.err(c.line, "repeat's commands must be a list");
                 };
-                Command::Repeat { times, condition, steps: self.steps(items)? }
+                Command::Repeat {
+                    times,
+                    condition,
+                    steps: self.steps(items)?,
+                }
             }
             other => {
                 let known = COMMANDS.join(", ");
@@ -404,7 +471,10 @@ impl Reader<'_> {
                 } else {
                     "is not a command"
                 };
-                return self.err(line, format!("`{other}` {what}; the supported commands are {known}"));
+                return self.err(
+                    line,
+                    format!("`{other}` {what}; the supported commands are {known}"),
+                );
             }
         };
         if let Some(o) = &opts {
@@ -446,10 +516,17 @@ impl Reader<'_> {
             (Some(_), Some(c)) => self.err(c.line, "runFlow takes a file or `commands`, not both"),
             (None, None) => self.err(line, "runFlow needs a file or `commands`"),
             (None, Some(c)) => match &c.value {
-                Value::Seq(items) => self.steps(items).map(|steps| Command::RunFlow { file: None, steps }),
+                Value::Seq(items) => self
+                    .steps(items)
+                    .map(|steps| Command::RunFlow { file: None, steps }),
                 _ => self.err(c.line, "runFlow's commands must be a list"),
             },
-            (Some((file, fline)), None) => self.sub_flow(&file, fline).map(|steps| Command::RunFlow { file: Some(file), steps }),
+            (Some((file, fline)), None) => {
+                self.sub_flow(&file, fline).map(|steps| Command::RunFlow {
+                    file: Some(file),
+                    steps,
+                })
+            }
         };
         self.depth -= 1;
         self.env.truncate(saved);
@@ -458,13 +535,17 @@ impl Reader<'_> {
 
     fn sub_flow(&mut self, file: &str, line: usize) -> R<Vec<Step>> {
         let Some(loader) = self.loader else {
-            return self.err(line, "runFlow with a file needs the flow to be read from a file (give its path)");
+            return self.err(
+                line,
+                "runFlow with a file needs the flow to be read from a file (give its path)",
+            );
         };
         let path = match &self.dir {
             Some(d) => d.join(file),
             None => PathBuf::from(file),
         };
-        let text = loader(&path).or_else(|e| self.err(line, format!("runFlow cannot read {file}: {e}")))?;
+        let text = loader(&path)
+            .or_else(|e| self.err(line, format!("runFlow cannot read {file}: {e}")))?;
         let mut sub = Reader {
             file: Some(path.display().to_string()),
             dir: path.parent().map(Path::to_path_buf),
@@ -480,7 +561,10 @@ impl Reader<'_> {
             message: e.message,
         })?;
         if docs.len() != 2 {
-            return sub.err(1, "a flow is a config document, then `---`, then the commands");
+            return sub.err(
+                1,
+                "a flow is a config document, then `---`, then the commands",
+            );
         }
         let config = sub.config(&docs[0])?;
         sub.app_id = config.app_id.or_else(|| self.app_id.clone());
@@ -501,8 +585,14 @@ impl Reader<'_> {
             message: "a condition is a map (visible / notVisible)".into(),
         })?;
         let c = Condition {
-            visible: o.get("visible").map(|v| self.selector(v, false)).transpose()?,
-            not_visible: o.get("notVisible").map(|v| self.selector(v, false)).transpose()?,
+            visible: o
+                .get("visible")
+                .map(|v| self.selector(v, false))
+                .transpose()?,
+            not_visible: o
+                .get("notVisible")
+                .map(|v| self.selector(v, false))
+                .transpose()?,
         };
         if c.visible.is_none() && c.not_visible.is_none() {
             return self.err(n.line, "a condition needs `visible` or `notVisible`");
@@ -517,7 +607,12 @@ impl Reader<'_> {
         let entries = match &n.value {
             Value::Text(_) => return Ok(Selector::text(self.text(n)?)),
             Value::Map(m) => m,
-            _ => return self.err(n.line, format!("an element selector is a text or a map, not {}", n.kind())),
+            _ => {
+                return self.err(
+                    n.line,
+                    format!("an element selector is a text or a map, not {}", n.kind()),
+                );
+            }
         };
         let mut s = Selector::default();
         for (key, line, v) in entries {
@@ -554,13 +649,25 @@ impl Reader<'_> {
 
     fn point(&self, n: &Node) -> R<PointSpec> {
         let t = self.text(n)?;
-        let bad = || self.err(n.line, format!("a point is \"x%, y%\" or \"x, y\", got {t:?}"));
+        let bad = || {
+            self.err(
+                n.line,
+                format!("a point is \"x%, y%\" or \"x, y\", got {t:?}"),
+            )
+        };
         let parts: Vec<&str> = t.split(',').map(str::trim).collect();
         if parts.len() != 2 {
             return bad();
         }
         if t.contains('%') {
-            let p: Vec<Option<u8>> = parts.iter().map(|p| p.strip_suffix('%').and_then(|v| v.trim().parse::<u8>().ok()).filter(|v| *v <= 100)).collect();
+            let p: Vec<Option<u8>> = parts
+                .iter()
+                .map(|p| {
+                    p.strip_suffix('%')
+                        .and_then(|v| v.trim().parse::<u8>().ok())
+                        .filter(|v| *v <= 100)
+                })
+                .collect();
             match (p[0], p[1]) {
                 (Some(x), Some(y)) => Ok(PointSpec::Percent(x, y)),
                 _ => bad(),
@@ -580,7 +687,10 @@ impl Reader<'_> {
             "DOWN" => Ok(Direction::Down),
             "LEFT" => Ok(Direction::Left),
             "RIGHT" => Ok(Direction::Right),
-            _ => self.err(n.line, format!("a direction is UP, DOWN, LEFT or RIGHT, got {t:?}")),
+            _ => self.err(
+                n.line,
+                format!("a direction is UP, DOWN, LEFT or RIGHT, got {t:?}"),
+            ),
         }
     }
 
@@ -595,9 +705,15 @@ impl Reader<'_> {
     fn number(&self, n: &Node) -> R<u32> {
         let t = self.text(n)?;
         // Maestro reads `times` and `index` as doubles cut to an integer ("2.0" is 2).
-        let v: f64 = t.trim().parse().or_else(|_| self.err(n.line, format!("expected a number, got {t:?}")))?;
+        let v: f64 = t
+            .trim()
+            .parse()
+            .or_else(|_| self.err(n.line, format!("expected a number, got {t:?}")))?;
         if !(0.0..=1e9).contains(&v) {
-            return self.err(n.line, format!("expected a number from 0 to 1000000000, got {t:?}"));
+            return self.err(
+                n.line,
+                format!("expected a number from 0 to 1000000000, got {t:?}"),
+            );
         }
         Ok(v as u32)
     }
@@ -630,7 +746,12 @@ impl Reader<'_> {
             if name.is_empty() || !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
                 return self.err(line, format!("only `${{NAME}}` variables are supported (Maestro's JavaScript expressions are not), got `${{{name}}}`"));
             }
-            let value = self.outside.iter().rev().chain(self.env.iter().rev()).find(|(k, _)| k == name);
+            let value = self
+                .outside
+                .iter()
+                .rev()
+                .chain(self.env.iter().rev())
+                .find(|(k, _)| k == name);
             match value {
                 Some((_, v)) => out.push_str(v),
                 None => return self.err(line, format!("the variable {name} has no value: set it in the flow's env or pass it from outside")),
@@ -646,27 +767,69 @@ impl Reader<'_> {
         match &n.value {
             Value::Map(m) => m
                 .iter()
-                .map(|(k, _, v)| Ok((k.clone(), if substitute { self.text(v)? } else { self.raw(v)? })))
+                .map(|(k, _, v)| {
+                    Ok((
+                        k.clone(),
+                        if substitute {
+                            self.text(v)?
+                        } else {
+                            self.raw(v)?
+                        },
+                    ))
+                })
                 .collect(),
             Value::Null => Ok(Vec::new()),
-            _ => self.err(n.line, format!("expected a map of names to values, not {}", n.kind())),
+            _ => self.err(
+                n.line,
+                format!("expected a map of names to values, not {}", n.kind()),
+            ),
         }
     }
 }
 
 /// Maestro commands this runner refuses by name (so the error can say so).
 const KNOWN_ELSEWHERE: &[&str] = &[
-    "assertTrue", "assertWithAI", "assertNoDefectsWithAI", "extractTextWithAI", "clearKeychain",
-    "pasteText", "inputRandomText", "inputRandomNumber", "inputRandomEmail", "inputRandomPersonName",
-    "openBrowser", "stopApp", "killApp", "clearState", "copyTextFrom", "runScript", "evalScript",
-    "travel", "startRecording", "stopRecording", "addMedia", "setAirplaneMode", "toggleAirplaneMode",
-    "retry", "action",
+    "assertTrue",
+    "assertWithAI",
+    "assertNoDefectsWithAI",
+    "extractTextWithAI",
+    "clearKeychain",
+    "pasteText",
+    "inputRandomText",
+    "inputRandomNumber",
+    "inputRandomEmail",
+    "inputRandomPersonName",
+    "openBrowser",
+    "stopApp",
+    "killApp",
+    "clearState",
+    "copyTextFrom",
+    "runScript",
+    "evalScript",
+    "travel",
+    "startRecording",
+    "stopRecording",
+    "addMedia",
+    "setAirplaneMode",
+    "toggleAirplaneMode",
+    "retry",
+    "action",
 ];
 
 /// Maestro selector keys this runner refuses by name.
 const SELECTOR_ELSEWHERE: &[&str] = &[
-    "width", "height", "tolerance", "traits", "containsDescendants", "retryTapIfNoChange",
-    "waitUntilVisible", "repeat", "delay", "waitToSettleTimeoutMs", "start", "end",
+    "width",
+    "height",
+    "tolerance",
+    "traits",
+    "containsDescendants",
+    "retryTapIfNoChange",
+    "waitUntilVisible",
+    "repeat",
+    "delay",
+    "waitToSettleTimeoutMs",
+    "start",
+    "end",
 ];
 
 /// A command's options map, with the keys each command reads checked off.
@@ -682,14 +845,20 @@ impl<'n> Opts<'n> {
                 entries: m,
                 known: Default::default(),
             })),
-            Some(Value::Seq(_)) => r.err(arg.expect("some").line, "a command's options are a map, not a list"),
+            Some(Value::Seq(_)) => r.err(
+                arg.expect("some").line,
+                "a command's options are a map, not a list",
+            ),
             _ => Ok(None),
         }
     }
 
     fn get(&self, key: &'static str) -> Option<&'n Node> {
         self.known.borrow_mut().push(key);
-        self.entries.iter().find(|(k, _, _)| k == key).map(|(_, _, v)| v)
+        self.entries
+            .iter()
+            .find(|(k, _, _)| k == key)
+            .map(|(_, _, v)| v)
     }
 
     fn text(&self, r: &Reader<'_>, keys: &[&'static str]) -> R<Option<String>> {
@@ -710,7 +879,9 @@ impl<'n> Opts<'n> {
     }
 
     fn millis(&self, r: &Reader<'_>, key: &'static str) -> R<Option<Duration>> {
-        Ok(self.number(r, key)?.map(|v| Duration::from_millis(v.into())))
+        Ok(self
+            .number(r, key)?
+            .map(|v| Duration::from_millis(v.into())))
     }
 
     /// Refuses any key no reader asked for (selector keys count as asked for when the
@@ -724,17 +895,38 @@ impl<'n> Opts<'n> {
             return Ok(());
         }
         let known = self.known.borrow();
-        if let Some((k, line, _)) = self.entries.iter().find(|(k, _, _)| !known.contains(&k.as_str())) {
-            let mut names: Vec<&str> = known.iter().copied().filter(|k| !matches!(*k, "url")).collect();
+        if let Some((k, line, _)) = self
+            .entries
+            .iter()
+            .find(|(k, _, _)| !known.contains(&k.as_str()))
+        {
+            let mut names: Vec<&str> = known
+                .iter()
+                .copied()
+                .filter(|k| !matches!(*k, "url"))
+                .collect();
             names.dedup();
-            return r.err(*line, format!("`{k}` is not an option of {command} (its options: {})", names.join(", ")));
+            return r.err(
+                *line,
+                format!(
+                    "`{k}` is not an option of {command} (its options: {})",
+                    names.join(", ")
+                ),
+            );
         }
         Ok(())
     }
 
     fn check_only(&self, r: &Reader<'_>, keys: &[&str]) -> R<()> {
-        match self.entries.iter().find(|(k, _, _)| !keys.contains(&k.as_str())) {
-            Some((k, line, _)) => r.err(*line, format!("`{k}` is not supported here (known: {})", keys.join(", "))),
+        match self
+            .entries
+            .iter()
+            .find(|(k, _, _)| !keys.contains(&k.as_str()))
+        {
+            Some((k, line, _)) => r.err(
+                *line,
+                format!("`{k}` is not supported here (known: {})", keys.join(", ")),
+            ),
             None => Ok(()),
         }
     }

@@ -142,7 +142,8 @@ pub fn junit(flows: &[FlowReport]) -> String {
         "<testsuites name=\"mobile-mcp flows\" tests=\"{tests}\" failures=\"{failures}\">"
     );
     for f in flows {
-        let failed = f.steps.iter().filter(|s| !s.passed).count() + usize::from(!f.passed && f.steps.iter().all(|s| s.passed));
+        let failed = f.steps.iter().filter(|s| !s.passed).count()
+            + usize::from(!f.passed && f.steps.iter().all(|s| s.passed));
         let _ = writeln!(
             x,
             "  <testsuite name=\"{}\" tests=\"{}\" failures=\"{failed}\" time=\"{:.3}\">",
@@ -151,7 +152,11 @@ pub fn junit(flows: &[FlowReport]) -> String {
             f.duration.as_secs_f64()
         );
         if f.steps.is_empty() {
-            let _ = write!(x, "    <testcase name=\"(no steps)\" classname=\"{}\">", esc(&f.name));
+            let _ = write!(
+                x,
+                "    <testcase name=\"(no steps)\" classname=\"{}\">",
+                esc(&f.name)
+            );
             if let Some(why) = &f.failure {
                 let _ = write!(x, "<failure message=\"{}\"/>", esc(why));
             }

@@ -115,7 +115,8 @@ struct Done {
 
 type StepResult = Result<Done, String>;
 
-type Boxed<'s> = std::pin::Pin<Box<dyn std::future::Future<Output = Result<(), String>> + Send + 's>>;
+type Boxed<'s> =
+    std::pin::Pin<Box<dyn std::future::Future<Output = Result<(), String>> + Send + 's>>;
 
 impl<'a> Runner<'a> {
     /// Runs steps in order (boxed: `runFlow` and `repeat` recurse).
@@ -214,7 +215,10 @@ impl<'a> Runner<'a> {
     async fn holds(&self, c: &Condition) -> Result<bool, String> {
         let list = self.elements().await?;
         let visible = c.visible.as_ref().is_none_or(|s| find(s, &list).is_some());
-        let gone = c.not_visible.as_ref().is_none_or(|s| find(s, &list).is_none());
+        let gone = c
+            .not_visible
+            .as_ref()
+            .is_none_or(|s| find(s, &list).is_none());
         Ok(visible && gone)
     }
 
@@ -302,7 +306,9 @@ impl<'a> Runner<'a> {
                         let (a, b) = self.directional(*dir, None).await?;
                         (a, b, *dur)
                     }
-                    Swipe::Points(a, b, dur) => (self.point(*a).await?, self.point(*b).await?, *dur),
+                    Swipe::Points(a, b, dur) => {
+                        (self.point(*a).await?, self.point(*b).await?, *dur)
+                    }
                     Swipe::FromElement(sel, dir, dur) => {
                         let e = self.wait_for(sel, self.o.lookup_timeout).await?;
                         done.matched = Some(describe(&e));
@@ -480,15 +486,31 @@ impl<'a> Runner<'a> {
 
     /// A swipe's ends as Maestro's Android driver draws them: from the centre (or `from`)
     /// to 10 % / 90 % of the screen.
-    async fn directional(&self, dir: Direction, from: Option<Point>) -> Result<(Point, Point), String> {
+    async fn directional(
+        &self,
+        dir: Direction,
+        from: Option<Point>,
+    ) -> Result<(Point, Point), String> {
         let (w, h) = self.size().await?;
         let pct = |v: i32, p: i32| v * p / 100;
         Ok(match from {
             None => match dir {
-                Direction::Up => (Point::new(pct(w, 50), pct(h, 50)), Point::new(pct(w, 50), pct(h, 10))),
-                Direction::Down => (Point::new(pct(w, 50), pct(h, 20)), Point::new(pct(w, 50), pct(h, 90))),
-                Direction::Right => (Point::new(pct(w, 10), pct(h, 50)), Point::new(pct(w, 90), pct(h, 50))),
-                Direction::Left => (Point::new(pct(w, 90), pct(h, 50)), Point::new(pct(w, 10), pct(h, 50))),
+                Direction::Up => (
+                    Point::new(pct(w, 50), pct(h, 50)),
+                    Point::new(pct(w, 50), pct(h, 10)),
+                ),
+                Direction::Down => (
+                    Point::new(pct(w, 50), pct(h, 20)),
+                    Point::new(pct(w, 50), pct(h, 90)),
+                ),
+                Direction::Right => (
+                    Point::new(pct(w, 10), pct(h, 50)),
+                    Point::new(pct(w, 90), pct(h, 50)),
+                ),
+                Direction::Left => (
+                    Point::new(pct(w, 90), pct(h, 50)),
+                    Point::new(pct(w, 10), pct(h, 50)),
+                ),
             },
             Some(p) => match dir {
                 Direction::Up => (p, Point::new(p.x, pct(h, 10))),
@@ -532,11 +554,9 @@ pub async fn settle(d: &dyn Device, timeout: Duration, poll: Duration) -> bool {
     loop {
         let now = match d.screen_fingerprint().await {
             Ok(fp) => Some(format!("{fp:?}")),
-            Err(DeviceError::Unsupported { .. }) => d
-                .list_elements()
-                .await
-                .ok()
-                .map(|l| format!("{l:?}")),
+            Err(DeviceError::Unsupported { .. }) => {
+                d.list_elements().await.ok().map(|l| format!("{l:?}"))
+            }
             Err(_) => None,
         };
         if now.is_some() && now == last {

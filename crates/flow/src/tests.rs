@@ -14,7 +14,11 @@ fn read(text: &str) -> Result<Flow, FlowError> {
 
 #[test]
 fn every_supported_command_reads() {
-    let flow = read(include_str!("../../../fixtures/flows/every-command.yaml").replace("file: sub/delete-dialog.yaml", "commands: []").as_str());
+    let flow = read(
+        include_str!("../../../fixtures/flows/every-command.yaml")
+            .replace("file: sub/delete-dialog.yaml", "commands: []")
+            .as_str(),
+    );
     // `runFlow: file` needs a loader; with inline commands the rest reads.
     let flow = flow.expect("reads");
     fn walk<'a>(steps: &'a [Step], out: &mut Vec<&'a str>) {
@@ -36,7 +40,11 @@ fn every_supported_command_reads() {
         Command::InputText(t) => Some(t.clone()),
         _ => None,
     });
-    assert_eq!(typed.as_deref(), Some("Groceriesx"), "${{TITLE}} replaced from env");
+    assert_eq!(
+        typed.as_deref(),
+        Some("Groceriesx"),
+        "${{TITLE}} replaced from env"
+    );
 }
 
 #[test]
@@ -44,14 +52,25 @@ fn defaults_follow_maestro() {
     let f = read("appId: a.b\n---\n- eraseText\n- scrollUntilVisible:\n    element: X\n- swipe:\n    direction: left\n- assertVisible: A\n").unwrap();
     assert_eq!(f.steps[0].command, Command::EraseText(50));
     match &f.steps[1].command {
-        Command::ScrollUntilVisible { direction, timeout, visibility, .. } => {
+        Command::ScrollUntilVisible {
+            direction,
+            timeout,
+            visibility,
+            ..
+        } => {
             assert_eq!(*direction, Direction::Down);
             assert_eq!(*timeout, Duration::from_millis(20_000));
             assert_eq!(*visibility, 100);
         }
         c => panic!("{c:?}"),
     }
-    assert_eq!(f.steps[2].command, Command::Swipe(Swipe::Direction(Direction::Left, Duration::from_millis(400))));
+    assert_eq!(
+        f.steps[2].command,
+        Command::Swipe(Swipe::Direction(
+            Direction::Left,
+            Duration::from_millis(400)
+        ))
+    );
     assert_eq!(f.steps[3].line, 8);
 }
 
@@ -63,7 +82,9 @@ fn outside_values_win_and_launch_options_are_refused_by_line() {
     };
     let f = read_flow("appId: a.b\nenv:\n  USER: inside\n---\n- inputText: ${USER}\n- launchApp:\n    clearState: true\n", &opts).unwrap();
     assert_eq!(f.steps[0].command, Command::InputText("outside".into()));
-    let Command::LaunchApp(l) = &f.steps[1].command else { panic!() };
+    let Command::LaunchApp(l) = &f.steps[1].command else {
+        panic!()
+    };
     let e = launch_options_from_step(l, f.steps[1].line).unwrap_err();
     assert!(e.starts_with("line 6: launchApp's clearState"), "{e}");
 }
@@ -71,14 +92,38 @@ fn outside_values_win_and_launch_options_are_refused_by_line() {
 #[test]
 fn unknown_things_name_their_lines() {
     let cases = [
-        ("appId: a\n---\n- back\n- tapOn: x\n- dance\n", 5, "`dance` is not a command"),
-        ("appId: a\n---\n- tapOn:\n    text: x\n    below:\n      txt: y\n", 6, "`txt` is not a selector key"),
-        ("appId: a\n---\n- extendedWaitUntil:\n    visible: x\n    timeout: 10\n    every: 2\n", 6, "`every` is not an option of extendedWaitUntil"),
-        ("appId: a\n---\n- tapOn: x\n  doubleTapOn: y\n", 4, "a command is a map with one key"),
+        (
+            "appId: a\n---\n- back\n- tapOn: x\n- dance\n",
+            5,
+            "`dance` is not a command",
+        ),
+        (
+            "appId: a\n---\n- tapOn:\n    text: x\n    below:\n      txt: y\n",
+            6,
+            "`txt` is not a selector key",
+        ),
+        (
+            "appId: a\n---\n- extendedWaitUntil:\n    visible: x\n    timeout: 10\n    every: 2\n",
+            6,
+            "`every` is not an option of extendedWaitUntil",
+        ),
+        (
+            "appId: a\n---\n- tapOn: x\n  doubleTapOn: y\n",
+            4,
+            "a command is a map with one key",
+        ),
         ("appId: a\n---\n- tapOn:\n    point: 50%\n", 4, "a point is"),
-        ("appId: a\n---\n- pressKey:\n    key: Enter\n    times: 2\n", 5, "`times` is not an option of pressKey"),
+        (
+            "appId: a\n---\n- pressKey:\n    key: Enter\n    times: 2\n",
+            5,
+            "`times` is not an option of pressKey",
+        ),
         ("appId: a\n", 1, "then a line `---`"),
-        ("appId: a\n---\n- runFlow: other.yaml\n", 3, "needs the flow to be read from a file"),
+        (
+            "appId: a\n---\n- runFlow: other.yaml\n",
+            3,
+            "needs the flow to be read from a file",
+        ),
     ];
     for (text, line, want) in cases {
         let e = read(text).unwrap_err();
@@ -110,14 +155,24 @@ fn el(kind: &str, text: &str, id: &str, y: i32) -> Element {
         element_type: kind.into(),
         text: (!text.is_empty()).then(|| text.into()),
         identifier: (!id.is_empty()).then(|| id.into()),
-        rect: Rect { x: 0, y, width: 1080, height: 100 },
-        states: ElementStates { clickable: kind == "Button", ..Default::default() },
+        rect: Rect {
+            x: 0,
+            y,
+            width: 1080,
+            height: 100,
+        },
+        states: ElementStates {
+            clickable: kind == "Button",
+            ..Default::default()
+        },
         ..Default::default()
     }
 }
 
 fn tap_on(screen: Vec<Element>, i: usize) -> RecordedStep {
-    let mut s = RecordedStep::new(RecordedAction::Tap { at: screen[i].rect.center() });
+    let mut s = RecordedStep::new(RecordedAction::Tap {
+        at: screen[i].rect.center(),
+    });
     s.element = Some(screen[i].clone());
     s.anchor = row_anchor(&screen, i);
     s.screen = screen;
@@ -152,7 +207,11 @@ fn the_exporter_picks_the_most_robust_selector_that_picks_exactly_the_element() 
     // What it wrote reads back and each selector finds the element that was hit.
     let flow = read(&x.yaml).unwrap();
     for (step, rec) in flow.steps.iter().zip(&steps) {
-        if let Command::Tap { target: Target::Element(sel), .. } = &step.command {
+        if let Command::Tap {
+            target: Target::Element(sel),
+            ..
+        } = &step.command
+        {
             let hit = find(sel, &rec.screen).unwrap();
             assert_eq!(Some(&rec.screen[hit]), rec.element.as_ref(), "{sel:?}");
         }
@@ -163,24 +222,50 @@ fn the_exporter_picks_the_most_robust_selector_that_picks_exactly_the_element() 
 fn passwords_become_variables_and_what_cannot_be_replayed_is_named() {
     let mut field = el("SecureTextField", "", "password", 100);
     field.states.focused = true;
-    let mut typed = RecordedStep::new(RecordedAction::Type { text: "hunter2".into(), submit: true });
+    let mut typed = RecordedStep::new(RecordedAction::Type {
+        text: "hunter2".into(),
+        submit: true,
+    });
     typed.screen = vec![field];
     let steps = vec![
-        RecordedStep::new(RecordedAction::Launch { app: "com.app".into() }),
+        RecordedStep::new(RecordedAction::Launch {
+            app: "com.app".into(),
+        }),
         typed,
-        RecordedStep::new(RecordedAction::Terminate { app: "com.app".into() }),
-        RecordedStep::new(RecordedAction::Button { name: "MENU".into() }),
-        RecordedStep::new(RecordedAction::Swipe { from: Point::new(540, 1800), to: Point::new(540, 600), millis: 500 }),
+        RecordedStep::new(RecordedAction::Terminate {
+            app: "com.app".into(),
+        }),
+        RecordedStep::new(RecordedAction::Button {
+            name: "MENU".into(),
+        }),
+        RecordedStep::new(RecordedAction::Swipe {
+            from: Point::new(540, 1800),
+            to: Point::new(540, 600),
+            millis: 500,
+        }),
     ];
     let x = export_flow(&steps, None, Some("Login"));
     assert!(!x.yaml.contains("hunter2"), "{}", x.yaml);
-    assert!(x.yaml.contains("- inputText: ${PASSWORD}\n- pressKey: Enter\n"), "{}", x.yaml);
-    assert!(x.yaml.contains("# Typed into password fields, not recorded: pass PASSWORD"), "{}", x.yaml);
+    assert!(
+        x.yaml
+            .contains("- inputText: ${PASSWORD}\n- pressKey: Enter\n"),
+        "{}",
+        x.yaml
+    );
+    assert!(
+        x.yaml
+            .contains("# Typed into password fields, not recorded: pass PASSWORD"),
+        "{}",
+        x.yaml
+    );
     assert_eq!(x.variables, ["PASSWORD"]);
     assert_eq!(x.not_exported.len(), 2, "{:?}", x.not_exported);
     assert!(x.not_exported[0].starts_with("step 3: stopping com.app"));
     assert!(x.not_exported[1].starts_with("step 4: the MENU button"));
-    let opts = ReadOptions { env: vec![("PASSWORD".into(), "pw".into())], ..Default::default() };
+    let opts = ReadOptions {
+        env: vec![("PASSWORD".into(), "pw".into())],
+        ..Default::default()
+    };
     let flow = read_flow(&x.yaml, &opts).unwrap();
     assert_eq!(flow.config.name.as_deref(), Some("Login"));
     assert_eq!(flow.steps[1].command, Command::InputText("pw".into()));
@@ -190,7 +275,10 @@ fn passwords_become_variables_and_what_cannot_be_replayed_is_named() {
 fn an_android_password_field_shows_dots_after_typing() {
     let mut after = el("EditText", "•••••••", "app:id/pw", 100);
     after.states.focused = true;
-    let mut typed = RecordedStep::new(RecordedAction::Type { text: "hunter2".into(), submit: false });
+    let mut typed = RecordedStep::new(RecordedAction::Type {
+        text: "hunter2".into(),
+        submit: false,
+    });
     typed.after = Some(vec![after]);
     let x = export_flow(&[typed], Some("a"), None);
     assert!(x.yaml.contains("- inputText: ${PASSWORD}\n"), "{}", x.yaml);

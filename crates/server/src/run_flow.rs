@@ -95,7 +95,8 @@ pub(crate) async fn run(args: &RunFlowArgs, registry: &DeviceRegistry) -> anyhow
 }
 
 fn read_one(file: &Path, env: &[(String, String)]) -> Result<mobile_flow::Flow, String> {
-    let text = std::fs::read_to_string(file).map_err(|e| format!("cannot read {}: {e}", file.display()))?;
+    let text = std::fs::read_to_string(file)
+        .map_err(|e| format!("cannot read {}: {e}", file.display()))?;
     let loader = |p: &Path| std::fs::read_to_string(p).map_err(|e| e.to_string());
     read_flow(
         &text,

@@ -85,3 +85,38 @@ impl MobileServer {
         self.recorder.push(d.id(), step);
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn tap(i: i32) -> RecordedStep {
+        RecordedStep::new(RecordedAction::Tap {
+            at: mobile_device::Point::new(i, i),
+        })
+    }
+
+    #[test]
+    fn the_recorder_keeps_the_last_steps_per_device_and_their_observation() {
+        let r = Recorder::default();
+        for i in 0..=MAX_STEPS as i32 {
+            r.push("a", tap(i));
+        }
+        r.push("b", tap(7));
+        let seen = vec![Element {
+            text: Some("Done".into()),
+            ..Default::default()
+        }];
+        r.observed("a", &seen);
+        // A second observation does not overwrite the first one of that step.
+        r.observed("a", &[]);
+        let (steps, dropped) = r.steps("a");
+        assert_eq!((steps.len(), dropped), (MAX_STEPS, 1));
+        assert_eq!(steps[0], tap(1), "the oldest went first");
+        assert_eq!(
+            steps.last().unwrap().after.as_deref(),
+            Some(seen.as_slice())
+        );
+        assert_eq!(r.steps("b").0, vec![tap(7)], "devices apart");
+    }
+}

@@ -104,13 +104,17 @@ impl MobileServer {
             if met {
                 let text = match p.until {
                     WaitUntil::Gone => sel.text.clone(),
-                    _ => hits.first().and_then(|e| e.text.clone()).filter(|t| !t.is_empty()),
+                    _ => hits
+                        .first()
+                        .and_then(|e| e.text.clone())
+                        .filter(|t| !t.is_empty()),
                 };
                 let id = match p.until {
                     WaitUntil::Gone => sel.id.clone(),
                     _ => hits.first().and_then(|e| e.identifier.clone()),
                 };
-                let exact = p.until != WaitUntil::Gone || sel.match_mode != Some(MatchMode::Contains);
+                let exact =
+                    p.until != WaitUntil::Gone || sel.match_mode != Some(MatchMode::Contains);
                 let action = if exact && (text.is_some() || id.is_some()) {
                     mobile_flow::RecordedAction::Wait {
                         text,
@@ -163,6 +167,8 @@ impl MobileServer {
 fn text_none(sel: &Selector, hits: &[mobile_device::Element], until: WaitUntil) -> bool {
     match until {
         WaitUntil::Gone => sel.text.is_none(),
-        _ => hits.first().is_none_or(|e| e.text.as_deref().is_none_or(str::is_empty)),
+        _ => hits
+            .first()
+            .is_none_or(|e| e.text.as_deref().is_none_or(str::is_empty)),
     }
 }

@@ -128,7 +128,12 @@ impl MobileServer {
         }
         drop(turn);
         let app = p.package_name.to_string();
-        self.record(&d, mobile_flow::RecordedAction::Terminate { app }, None, None);
+        self.record(
+            &d,
+            mobile_flow::RecordedAction::Terminate { app },
+            None,
+            None,
+        );
         self.after_action(&ctx, &d, format!("Terminated {}", p.package_name), &p.after)
             .await
     }

@@ -46,11 +46,17 @@ impl MobileServer {
                 let (text, real) = read_flow_file(&roots, Path::new(path))?;
                 (text, Some(real))
             }
-            _ => return Err("Give either `flow` (the flow's text) or `path` (a flow file), not both".into()),
+            _ => {
+                return Err(
+                    "Give either `flow` (the flow's text) or `path` (a flow file), not both".into(),
+                );
+            }
         };
         let loader = |p: &Path| read_flow_file(&roots, p).map(|(t, _)| t).map_err(|f| f.0);
         // takeScreenshot writes beside a flow file, else relative to the working folder.
-        let shots_dir = path.as_ref().and_then(|p| p.parent().map(Path::to_path_buf));
+        let shots_dir = path
+            .as_ref()
+            .and_then(|p| p.parent().map(Path::to_path_buf));
         let flow = read_flow(
             &text,
             &ReadOptions {
@@ -133,7 +139,11 @@ impl MobileServer {
         let target = match &p.save_to {
             Some(path) => {
                 self.local_writes_allowed("saveTo")?;
-                Some(self.options.files.check_write(path, &["yaml", "yml"], p.overwrite)?)
+                Some(
+                    self.options
+                        .files
+                        .check_write(path, &["yaml", "yml"], p.overwrite)?,
+                )
             }
             None => None,
         };
@@ -147,10 +157,17 @@ impl MobileServer {
         if dropped > 0 {
             export.not_exported.insert(
                 0,
-                format!("the first {dropped} steps: only the last {} are kept", crate::agent::MAX_RECORDED),
+                format!(
+                    "the first {dropped} steps: only the last {} are kept",
+                    crate::agent::MAX_RECORDED
+                ),
             );
         }
-        let mut text = format!("Exported {} recorded steps as a Maestro flow:\n{}", steps.len(), export.yaml);
+        let mut text = format!(
+            "Exported {} recorded steps as a Maestro flow:\n{}",
+            steps.len(),
+            export.yaml
+        );
         if let Some(t) = target {
             let path = t.write(export.yaml.clone().into_bytes()).await?;
             text.push_str(&format!("\nSaved to {path}."));
@@ -191,7 +208,9 @@ fn read_flow_file(roots: &FileRoots, path: &Path) -> Result<(String, PathBuf), F
         .read_to_string(&mut text)
         .map_err(|e| Failure(format!("could not read {shown}: {e}")))?;
     if text.len() as u64 > MAX_FLOW_BYTES {
-        return Err(Failure(format!("{shown} is larger than {MAX_FLOW_BYTES} bytes")));
+        return Err(Failure(format!(
+            "{shown} is larger than {MAX_FLOW_BYTES} bytes"
+        )));
     }
     Ok((text, real))
 }

@@ -9,8 +9,8 @@ use rmcp::{RoleServer, tool, tool_router};
 
 use super::{MobileServer, Outcome};
 use crate::agent::{Aim, coord};
-use mobile_flow::RecordedAction as Rec;
 use crate::params::*;
+use mobile_flow::RecordedAction as Rec;
 
 #[tool_router(router = input_router, vis = "pub(crate)")]
 impl MobileServer {
@@ -100,7 +100,12 @@ impl MobileServer {
             .await?;
         drop(turn);
         let millis = dur.as_millis() as u64;
-        self.record(&d, Rec::LongPress { at, millis }, aimed.first(), lookup.as_ref());
+        self.record(
+            &d,
+            Rec::LongPress { at, millis },
+            aimed.first(),
+            lookup.as_ref(),
+        );
         let first = format!(
             "Long-pressed at ({}, {}){what} for {} ms",
             at.x,
@@ -187,7 +192,16 @@ impl MobileServer {
         )
         .await?;
         drop(turn);
-        self.record(&d, Rec::Swipe { from, to, millis: 500 }, None, None);
+        self.record(
+            &d,
+            Rec::Swipe {
+                from,
+                to,
+                millis: 500,
+            },
+            None,
+            None,
+        );
         let first = format!(
             "Swiped {} from ({}, {}){what} to ({}, {})",
             serde_json::to_value(p.direction)
@@ -263,7 +277,10 @@ impl MobileServer {
         let (from, fw, to, tw) = (aimed[0].at, &aimed[0].what, aimed[1].at, &aimed[1].what);
         self.run(&ctx, "dragging", d.drag(from, to, dur)).await?;
         drop(turn);
-        let what = format!("a drag from ({}, {}) to ({}, {})", from.x, from.y, to.x, to.y);
+        let what = format!(
+            "a drag from ({}, {}) to ({}, {})",
+            from.x, from.y, to.x, to.y
+        );
         self.record(&d, Rec::Other { what }, None, None);
         let first = format!(
             "Dragged from ({}, {}){fw} to ({}, {}){tw} over {} ms",

@@ -20,14 +20,24 @@ async fn simulator(dir: &Path) -> McpChild {
     let env = vec![
         (
             "MOBILE_MCP_XCRUN".to_string(),
-            test_support::cargo_bin("fake-xcode", "fake-xcrun").display().to_string(),
+            test_support::cargo_bin("fake-xcode", "fake-xcrun")
+                .display()
+                .to_string(),
         ),
         (
             "MOBILE_MCP_IDB".to_string(),
-            test_support::cargo_bin("fake-xcode", "fake-idb").display().to_string(),
+            test_support::cargo_bin("fake-xcode", "fake-idb")
+                .display()
+                .to_string(),
         ),
-        ("FAKE_IOS_STATE".to_string(), dir.join("state.json").display().to_string()),
-        ("FAKE_IOS_LOG".to_string(), dir.join("log.jsonl").display().to_string()),
+        (
+            "FAKE_IOS_STATE".to_string(),
+            dir.join("state.json").display().to_string(),
+        ),
+        (
+            "FAKE_IOS_LOG".to_string(),
+            dir.join("log.jsonl").display().to_string(),
+        ),
         ("PATH".to_string(), "/nonexistent".to_string()),
         ("ANDROID_HOME".to_string(), "/nonexistent".to_string()),
     ];
@@ -43,17 +53,24 @@ fn by_text<'a>(list: &'a Value, label: &str) -> &'a Value {
 }
 
 async fn elements(m: &McpChild) -> Value {
-    m.call("mobile_list_elements_on_screen", json!({"device": BOOTED_UDID}))
-        .await
-        .structured_content
-        .expect("elements")["elements"]
+    m.call(
+        "mobile_list_elements_on_screen",
+        json!({"device": BOOTED_UDID}),
+    )
+    .await
+    .structured_content
+    .expect("elements")["elements"]
         .clone()
 }
 
 /// The app in front, what each app shows, and Qwen's input text.
 fn end_state(dir: &Path) -> (Option<String>, String, String) {
     let s = read_state(&dir.join("state.json")).expect("the fake's state");
-    let sim = s.simulators.iter().find(|s| s.udid == BOOTED_UDID).expect("booted");
+    let sim = s
+        .simulators
+        .iter()
+        .find(|s| s.udid == BOOTED_UDID)
+        .expect("booted");
     let input = format!("{:?}", sim.screens[QWEN]);
     (sim.foreground.clone(), format!("{:?}", sim.shown), input)
 }
@@ -63,30 +80,52 @@ async fn an_ios_session_exports_to_the_golden_flow_and_replays_to_the_same_state
     let a_dir = tempfile::tempdir().unwrap();
     let m = simulator(a_dir.path()).await;
     let dev = json!(BOOTED_UDID);
-    m.ok("mobile_launch_app", json!({"device": dev, "packageName": SETTINGS})).await;
-    m.ok("mobile_click_on_screen_at_coordinates", json!({"device": dev, "label": "General"}))
-        .await;
+    m.ok(
+        "mobile_launch_app",
+        json!({"device": dev, "packageName": SETTINGS}),
+    )
+    .await;
+    m.ok(
+        "mobile_click_on_screen_at_coordinates",
+        json!({"device": dev, "label": "General"}),
+    )
+    .await;
     let list = elements(&m).await;
     m.ok(
         "mobile_click_on_screen_at_coordinates",
         json!({"device": dev, "ref": by_text(&list, "About")["ref"]}),
     )
     .await;
-    m.ok("mobile_launch_app", json!({"device": dev, "packageName": QWEN})).await;
+    m.ok(
+        "mobile_launch_app",
+        json!({"device": dev, "packageName": QWEN}),
+    )
+    .await;
     let list = elements(&m).await;
     m.ok(
         "mobile_click_on_screen_at_coordinates",
         json!({"device": dev, "ref": by_text(&list, "Ask Qwen")["ref"]}),
     )
     .await;
-    m.ok("mobile_type_keys", json!({"device": dev, "text": "hello"})).await;
-    m.ok("mobile_click_on_screen_at_coordinates", json!({"device": dev, "label": "Send"}))
+    m.ok("mobile_type_keys", json!({"device": dev, "text": "hello"}))
         .await;
+    m.ok(
+        "mobile_click_on_screen_at_coordinates",
+        json!({"device": dev, "label": "Send"}),
+    )
+    .await;
     let recorded = end_state(a_dir.path());
-    assert!(recorded.2.contains("\"hello\""), "typed into the field: {}", recorded.2);
+    assert!(
+        recorded.2.contains("\"hello\""),
+        "typed into the field: {}",
+        recorded.2
+    );
 
     let r = m
-        .call("mobile_export_flow", json!({"device": dev, "appId": SETTINGS}))
+        .call(
+            "mobile_export_flow",
+            json!({"device": dev, "appId": SETTINGS}),
+        )
         .await;
     let t = text_of(&r);
     assert_ne!(r.is_error, Some(true), "{t}");
@@ -98,7 +137,10 @@ async fn an_ios_session_exports_to_the_golden_flow_and_replays_to_the_same_state
     let b_dir = tempfile::tempdir().unwrap();
     let b = simulator(b_dir.path()).await;
     let r = b
-        .call("mobile_run_flow", json!({"device": BOOTED_UDID, "flow": yaml}))
+        .call(
+            "mobile_run_flow",
+            json!({"device": BOOTED_UDID, "flow": yaml}),
+        )
         .await;
     let t = text_of(&r);
     assert_ne!(r.is_error, Some(true), "the replay failed: {t}");

@@ -47,9 +47,15 @@ fn note_texts(phone: &PhoneHandle) -> Vec<String> {
 /// What `every-command.yaml` leaves on the phone, checked in its state and input log.
 fn assert_every_command_ran(phone: &PhoneHandle, dir: &Path) {
     let s = phone.state();
-    assert_eq!(note_texts(phone), ["Shopping list", "Groceries"], "the saved note");
+    assert_eq!(
+        note_texts(phone),
+        ["Shopping list", "Groceries"],
+        "the saved note"
+    );
     assert!(
-        s.input_events.iter().any(|e| matches!(e, InputEvent::Text { text } if text == "Groceriesx")),
+        s.input_events
+            .iter()
+            .any(|e| matches!(e, InputEvent::Text { text } if text == "Groceriesx")),
         "typed ${{TITLE}}x: {:?}",
         s.input_events
     );
@@ -60,14 +66,30 @@ fn assert_every_command_ran(phone: &PhoneHandle, dir: &Path) {
         .count();
     assert_eq!(dels, 1, "eraseText: 1 is one KEYCODE_DEL (67)");
     assert!(
-        s.input_events.iter().any(|e| matches!(e, InputEvent::LongPress { duration_ms: 3000, .. })),
+        s.input_events.iter().any(|e| matches!(
+            e,
+            InputEvent::LongPress {
+                duration_ms: 3000,
+                ..
+            }
+        )),
         "longPressOn holds 3 s"
     );
     assert_eq!(s.browser_url, "https://example.com", "openLink");
     let loc = format!("{:?}", s.location);
-    assert!(loc.contains("48.8584") && loc.contains("2.2945"), "setLocation: {loc}");
-    assert_eq!(s.foreground_package(), Some("com.android.settings"), "Back left Chrome");
-    assert!(dir.join("every-command.png").is_file(), "takeScreenshot wrote its file");
+    assert!(
+        loc.contains("48.8584") && loc.contains("2.2945"),
+        "setLocation: {loc}"
+    );
+    assert_eq!(
+        s.foreground_package(),
+        Some("com.android.settings"),
+        "Back left Chrome"
+    );
+    assert!(
+        dir.join("every-command.png").is_file(),
+        "takeScreenshot wrote its file"
+    );
     assert!(phone.injections().is_empty(), "nothing was injected");
 }
 
@@ -91,13 +113,22 @@ async fn every_command_runs_through_mobile_run_flow() {
         .await;
     let t = text_of(&r);
     assert_ne!(r.is_error, Some(true), "{t}");
-    assert!(t.starts_with("Flow \"Every supported command\" passed: 46 steps."), "{t}");
+    assert!(
+        t.starts_with("Flow \"Every supported command\" passed: 46 steps."),
+        "{t}"
+    );
     let report = r.structured_content.expect("a report");
     assert_eq!(report["passed"], true);
     let steps = report["steps"].as_array().unwrap();
-    let first_tap = steps.iter().find(|s| s["label"] == "Open the editor").unwrap();
+    let first_tap = steps
+        .iter()
+        .find(|s| s["label"] == "Open the editor")
+        .unwrap();
     assert_eq!(first_tap["line"], 13);
-    assert!(first_tap["matched"].as_str().unwrap().contains("New note"), "{first_tap}");
+    assert!(
+        first_tap["matched"].as_str().unwrap().contains("New note"),
+        "{first_tap}"
+    );
     assert_every_command_ran(&s.phone, dir.path());
 }
 
@@ -145,7 +176,10 @@ async fn every_command_runs_through_the_command_line_with_a_junit_report() {
     assert_eq!(code, 0, "{out}");
     assert!(out.contains("1 passed, 0 failed"), "{out}");
     let xml = std::fs::read_to_string(&junit).expect("the JUnit report");
-    assert!(xml.contains("<testsuite name=\"Every supported command\" tests=\"46\" failures=\"0\""), "{xml}");
+    assert!(
+        xml.contains("<testsuite name=\"Every supported command\" tests=\"46\" failures=\"0\""),
+        "{xml}"
+    );
     assert_eq!(xml.matches("<testcase ").count(), 46, "{xml}");
     assert_every_command_ran(&s.phone, dir.path());
 }
@@ -166,7 +200,10 @@ async fn a_wrong_expectation_fails_at_its_step_with_the_nearest_candidates() {
     let t = text_of(&r);
     assert_eq!(r.is_error, Some(true), "{t}");
     assert!(t.contains("step at line 5 (assertVisible) failed"), "{t}");
-    assert!(t.contains("nearest on screen: EditText \"Title\""), "the nearest first: {t}");
+    assert!(
+        t.contains("nearest on screen: EditText \"Title\""),
+        "the nearest first: {t}"
+    );
     // The flow stopped there: Save was never tapped, the editor is still in front.
     let fg = s.phone.state().foreground().unwrap().screen.clone();
     assert_eq!(fg, "editor");
@@ -178,14 +215,26 @@ async fn a_wrong_expectation_fails_at_its_step_with_the_nearest_candidates() {
     let (code, out) = cli(
         &s,
         dir.path(),
-        &["wrong.yaml", "--lookup-timeout-ms", "600", "--junit", "j.xml"],
+        &[
+            "wrong.yaml",
+            "--lookup-timeout-ms",
+            "600",
+            "--junit",
+            "j.xml",
+        ],
     )
     .await;
     assert_eq!(code, 1, "{out}");
     assert!(out.contains("FAIL line 5 assertVisible"), "{out}");
     let xml = std::fs::read_to_string(dir.path().join("j.xml")).unwrap();
-    assert!(xml.contains("<testcase name=\"line 5 assertVisible\""), "{xml}");
-    assert!(xml.contains("<failure message=\"no element matches text &quot;Titel&quot;"), "{xml}");
+    assert!(
+        xml.contains("<testcase name=\"line 5 assertVisible\""),
+        "{xml}"
+    );
+    assert!(
+        xml.contains("<failure message=\"no element matches text &quot;Titel&quot;"),
+        "{xml}"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -193,23 +242,50 @@ async fn unknown_commands_and_keys_are_errors_naming_their_lines() {
     let s = start(Setup::default()).await;
     crate::phone_rig::wait_online(&s.mcp, &s.phone.serial()).await;
     let cases = [
-        ("appId: a.b\n---\n- launchApp\n- tapOn: OK\n- fly: away\n", "line 5: `fly` is not a command"),
-        ("appId: a.b\n---\n- launchApp\n- tapOn:\n    text: OK\n    colour: red\n", "line 6: `colour` is not a selector key"),
-        ("appId: a.b\n---\n- back\n- swipe:\n    direction: UP\n    speed: 3\n", "line 6: `speed` is not an option of swipe"),
-        ("appId: a.b\n---\n- back\n- runScript: x.js\n", "line 4: `runScript` is a Maestro command this runner does not support"),
-        ("appId: a.b\nonFlowStart: []\n---\n- back\n", "line 2: the config key `onFlowStart` is not supported"),
-        ("appId: a.b\n---\n- back\n- tapOn:\n    width: 3\n", "line 5: `width` is a Maestro selector key this runner does not support"),
-        ("appId: a.b\n---\n- back\n- inputText: ${NOPE}\n", "line 4: the variable NOPE has no value"),
+        (
+            "appId: a.b\n---\n- launchApp\n- tapOn: OK\n- fly: away\n",
+            "line 5: `fly` is not a command",
+        ),
+        (
+            "appId: a.b\n---\n- launchApp\n- tapOn:\n    text: OK\n    colour: red\n",
+            "line 6: `colour` is not a selector key",
+        ),
+        (
+            "appId: a.b\n---\n- back\n- swipe:\n    direction: UP\n    speed: 3\n",
+            "line 6: `speed` is not an option of swipe",
+        ),
+        (
+            "appId: a.b\n---\n- back\n- runScript: x.js\n",
+            "line 4: `runScript` is a Maestro command this runner does not support",
+        ),
+        (
+            "appId: a.b\nonFlowStart: []\n---\n- back\n",
+            "line 2: the config key `onFlowStart` is not supported",
+        ),
+        (
+            "appId: a.b\n---\n- back\n- tapOn:\n    width: 3\n",
+            "line 5: `width` is a Maestro selector key this runner does not support",
+        ),
+        (
+            "appId: a.b\n---\n- back\n- inputText: ${NOPE}\n",
+            "line 4: the variable NOPE has no value",
+        ),
     ];
     for (flow, want) in cases {
         let r = s
             .mcp
-            .call("mobile_run_flow", json!({"device": s.phone.serial(), "flow": flow}))
+            .call(
+                "mobile_run_flow",
+                json!({"device": s.phone.serial(), "flow": flow}),
+            )
             .await;
         let t = text_of(&r);
         assert_eq!(r.is_error, Some(true), "{flow}: {t}");
         assert!(t.contains(want), "{flow}: want {want:?} in {t}");
         assert!(t.contains("Nothing was done"), "{t}");
     }
-    assert!(s.phone.state().input_events.is_empty(), "nothing reached the phone");
+    assert!(
+        s.phone.state().input_events.is_empty(),
+        "nothing reached the phone"
+    );
 }

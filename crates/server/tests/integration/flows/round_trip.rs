@@ -64,13 +64,21 @@ async fn a_recorded_session_exports_to_the_golden_flow_and_replays_to_the_same_e
     wait_online(&a.mcp, &a.phone.serial()).await;
     let dev = json!(a.phone.serial());
     let m = &a.mcp;
-    m.ok("mobile_launch_app", json!({"device": dev, "packageName": SHOP})).await;
+    m.ok(
+        "mobile_launch_app",
+        json!({"device": dev, "packageName": SHOP}),
+    )
+    .await;
     m.ok(
         "mobile_wait_for",
         json!({"device": dev, "until": "exists", "text": "Product 1", "timeoutMs": 5000}),
     )
     .await;
-    m.ok("mobile_swipe_on_screen", json!({"device": dev, "direction": "up"})).await;
+    m.ok(
+        "mobile_swipe_on_screen",
+        json!({"device": dev, "direction": "up"}),
+    )
+    .await;
     let list = m
         .call("mobile_list_elements_on_screen", json!({"device": dev}))
         .await
@@ -78,14 +86,31 @@ async fn a_recorded_session_exports_to_the_golden_flow_and_replays_to_the_same_e
         .expect("elements")["elements"]
         .clone();
     let item = by_text(&list, "Product 12");
-    m.ok("mobile_click_on_screen_at_coordinates", json!({"device": dev, "ref": item["ref"]}))
-        .await;
-    m.ok("mobile_click_on_screen_at_coordinates", json!({"device": dev, "text": "Add to cart"}))
-        .await;
-    m.ok("mobile_press_button", json!({"device": dev, "button": "BACK"})).await;
-    m.ok("mobile_launch_app", json!({"device": dev, "packageName": NOTES})).await;
-    m.ok("mobile_click_on_screen_at_coordinates", json!({"device": dev, "text": "New note"}))
-        .await;
+    m.ok(
+        "mobile_click_on_screen_at_coordinates",
+        json!({"device": dev, "ref": item["ref"]}),
+    )
+    .await;
+    m.ok(
+        "mobile_click_on_screen_at_coordinates",
+        json!({"device": dev, "text": "Add to cart"}),
+    )
+    .await;
+    m.ok(
+        "mobile_press_button",
+        json!({"device": dev, "button": "BACK"}),
+    )
+    .await;
+    m.ok(
+        "mobile_launch_app",
+        json!({"device": dev, "packageName": NOTES}),
+    )
+    .await;
+    m.ok(
+        "mobile_click_on_screen_at_coordinates",
+        json!({"device": dev, "text": "New note"}),
+    )
+    .await;
     let list = m
         .call("mobile_list_elements_on_screen", json!({"device": dev}))
         .await
@@ -93,28 +118,58 @@ async fn a_recorded_session_exports_to_the_golden_flow_and_replays_to_the_same_e
         .expect("elements")["elements"]
         .clone();
     let field = by_text(&list, "Title");
-    m.ok("mobile_click_on_screen_at_coordinates", json!({"device": dev, "ref": field["ref"]}))
-        .await;
-    m.ok("mobile_type_keys", json!({"device": dev, "text": "Groceries"})).await;
-    m.ok("mobile_click_on_screen_at_coordinates", json!({"device": dev, "text": "Save"}))
-        .await;
+    m.ok(
+        "mobile_click_on_screen_at_coordinates",
+        json!({"device": dev, "ref": field["ref"]}),
+    )
+    .await;
+    m.ok(
+        "mobile_type_keys",
+        json!({"device": dev, "text": "Groceries"}),
+    )
+    .await;
+    m.ok(
+        "mobile_click_on_screen_at_coordinates",
+        json!({"device": dev, "text": "Save"}),
+    )
+    .await;
     m.ok(
         "mobile_wait_for",
         json!({"device": dev, "until": "text_appears", "text": "Groceries", "timeoutMs": 5000}),
     )
     .await;
-    m.ok("mobile_click_on_screen_at_coordinates", json!({"device": dev, "text": "Settings"}))
-        .await;
-    m.ok("mobile_click_on_screen_at_coordinates", json!({"device": dev, "text": "Delete all notes"}))
-        .await;
-    m.ok("mobile_click_on_screen_at_coordinates", json!({"device": dev, "text": "Delete"}))
-        .await;
-    m.ok("mobile_press_button", json!({"device": dev, "button": "BACK"})).await;
+    m.ok(
+        "mobile_click_on_screen_at_coordinates",
+        json!({"device": dev, "text": "Settings"}),
+    )
+    .await;
+    m.ok(
+        "mobile_click_on_screen_at_coordinates",
+        json!({"device": dev, "text": "Delete all notes"}),
+    )
+    .await;
+    m.ok(
+        "mobile_click_on_screen_at_coordinates",
+        json!({"device": dev, "text": "Delete"}),
+    )
+    .await;
+    m.ok(
+        "mobile_press_button",
+        json!({"device": dev, "button": "BACK"}),
+    )
+    .await;
     let recorded = end_state(&a.phone);
-    assert_eq!(recorded.1, Vec::<String>::new(), "the dialog deleted every note");
+    assert_eq!(
+        recorded.1,
+        Vec::<String>::new(),
+        "the dialog deleted every note"
+    );
 
     let r = m
-        .call("mobile_export_flow", json!({"device": dev, "name": "Shop and notes"}))
+        .call(
+            "mobile_export_flow",
+            json!({"device": dev, "name": "Shop and notes"}),
+        )
         .await;
     let t = text_of(&r);
     assert_ne!(r.is_error, Some(true), "{t}");
@@ -132,7 +187,10 @@ async fn a_recorded_session_exports_to_the_golden_flow_and_replays_to_the_same_e
     wait_online(&b.mcp, &b.phone.serial()).await;
     let r = b
         .mcp
-        .call("mobile_run_flow", json!({"device": b.phone.serial(), "flow": yaml}))
+        .call(
+            "mobile_run_flow",
+            json!({"device": b.phone.serial(), "flow": yaml}),
+        )
         .await;
     let t = text_of(&r);
     assert_ne!(r.is_error, Some(true), "the replay failed: {t}");
