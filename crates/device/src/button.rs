@@ -293,7 +293,7 @@ mod tests {
     fn descriptions_group_the_buttons_by_platform() {
         assert_eq!(
             Button::describe_all("; "),
-            "HOME (Android, iOS), BACK, MENU, ENTER, VOLUME_UP, VOLUME_DOWN, POWER (Android), \
+            "HOME (Android, iOS), BACK, MENU, ENTER, VOLUME_UP, VOLUME_DOWN, POWER, DEL (Android), \
              DPAD_UP/DOWN/LEFT/RIGHT/CENTER (Android TV); LOCK, SIDE_BUTTON, SIRI, APPLE_PAY (iOS)"
         );
     }
@@ -310,7 +310,7 @@ mod tests {
         }
         assert_eq!(
             Button::names_on(Platform::Android),
-            "HOME, BACK, MENU, ENTER, VOLUME_UP, VOLUME_DOWN, POWER, \
+            "HOME, BACK, MENU, ENTER, VOLUME_UP, VOLUME_DOWN, POWER, DEL, \
              DPAD_UP, DPAD_DOWN, DPAD_LEFT, DPAD_RIGHT, DPAD_CENTER"
         );
         // fb-idb's HIDButtonType, in table order.
