@@ -74,7 +74,7 @@ fn filter(s: &Selector, elements: &[Element], nodes: &[usize]) -> Vec<usize> {
         let re = regex_safe(i);
         sets.push(deepest(elements, nodes, &|e| id_matches(&re, e)));
     }
-    let relations: [(&Option<Box<Selector>>, fn(&Rect, &Rect) -> bool); 4] = [
+    let relations: [(&Option<Box<Selector>>, Relation); 4] = [
         (&s.below, |it, other| it.y > other.y),
         (&s.above, |it, other| it.y < other.y),
         (&s.left_of, |it, other| it.x < other.x),
@@ -124,6 +124,9 @@ fn filter(s: &Selector, elements: &[Element], nodes: &[usize]) -> Vec<usize> {
     out
 }
 
+/// Whether an element's bounds stand in a relation to another's.
+type Relation = fn(&Rect, &Rect) -> bool;
+
 /// An inner selector's matches as Maestro's nested `buildFilter(...).filterFunc` gives
 /// them (its index or clickable-first order included).
 fn filter_ordered(s: &Selector, elements: &[Element], nodes: &[usize]) -> Vec<usize> {
@@ -151,12 +154,7 @@ fn dedup(v: Vec<usize>) -> Vec<usize> {
 }
 
 /// Maestro's `relativeTo`: pairs (element, other) that hold, nearest first.
-fn relative(
-    elements: &[Element],
-    nodes: &[usize],
-    others: &[usize],
-    pred: fn(&Rect, &Rect) -> bool,
-) -> Vec<usize> {
+fn relative(elements: &[Element], nodes: &[usize], others: &[usize], pred: Relation) -> Vec<usize> {
     let mut pairs: Vec<(usize, f64)> = Vec::new();
     for &n in nodes {
         for &o in others {

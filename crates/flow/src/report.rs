@@ -173,7 +173,7 @@ pub fn junit(flows: &[FlowReport]) -> String {
             );
             match &s.error {
                 Some(e) if !s.passed => {
-                    let _ = write!(x, "><failure message=\"{}\"/></testcase>\n", esc(e));
+                    let _ = writeln!(x, "><failure message=\"{}\"/></testcase>", esc(e));
                 }
                 _ => x.push_str("/>\n"),
             }
