@@ -57,11 +57,13 @@ if "$BIN" --help 2>/dev/null | grep -q -- '--demo'; then
   DEMO_FLAG=(--demo)
 fi
 
-# start_http NAME [ENV=VALUE...] — a --listen server on a free port; sets URL.
+# start_http NAME [ENV=VALUE...] — a --listen server on a free port; sets URL. Its
+# clients, one after the other, use the one demo phone, and not every client ends its
+# session: they share the phone on purpose (--share-devices; no leases).
 start_http() {
   local name=$1; shift
   local log=$WORK/logs/server-$name.log
-  env "$@" "$BIN" "${DEMO[@]}" --listen 127.0.0.1:0 2>"$log" &
+  env "$@" "$BIN" "${DEMO[@]}" --share-devices --listen 127.0.0.1:0 2>"$log" &
   SERVER_PIDS+=($!)
   URL=
   for _ in $(seq 1 200); do

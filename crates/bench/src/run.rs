@@ -127,6 +127,8 @@ pub(crate) async fn run(
             kind: Kind::Baseline,
             program: program.clone(),
             stderr_log: work.join("baseline.stderr.log"),
+            // A baseline build may predate --share-devices (and leases).
+            args: ours.args[..2].to_vec(),
             ..ours.clone()
         };
         let (b, _) = start(&spawn).await?;
@@ -242,7 +244,9 @@ fn our_spawns(args: &Args, work: &Path, adb: &PrivateAdbServer) -> (Spawn, Spawn
     let ours = Spawn {
         kind: Kind::Ours,
         program: args.ours.clone(),
-        args: vec!["--adb-server".into(), server],
+        // Ours, ours with the filter (and, while counting, a third) drive one phone in
+        // alternation: they share it on purpose.
+        args: vec!["--adb-server".into(), server, "--share-devices".into()],
         env: ours_env.clone(),
         stderr_log: work.join("ours.stderr.log"),
     };
@@ -315,7 +319,11 @@ impl Bench<'_> {
         let floor_connections = (proxy.connections() - before) as f64 / 5.0;
         let port = proxy.addr.port().to_string();
         let counted = Spawn {
-            args: vec!["--adb-server".into(), proxy.addr.to_string()],
+            args: vec![
+                "--adb-server".into(),
+                proxy.addr.to_string(),
+                "--share-devices".into(),
+            ],
             env: vec![
                 ("ANDROID_ADB_SERVER_PORT".into(), port),
                 ("ADB_LOCAL_TRANSPORT_MAX_PORT".into(), "5555".into()),

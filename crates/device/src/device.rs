@@ -34,6 +34,15 @@ pub trait Device: Send + Sync + 'static {
     /// screenshot's capture size is the screen size, so no size query is needed.
     fn coordinate_unit(&self) -> CoordinateUnit;
 
+    /// Where the device is, the same for every process that reaches the same device the
+    /// same way (an adb server's address and the serial on it): the name of the lease
+    /// other processes on this machine see (`mobile-mcp`'s `--lease-dir`). `None` (the
+    /// default) when the backend cannot tell: the device is then leased within one
+    /// process only.
+    fn lease_key(&self) -> Option<String> {
+        None
+    }
+
     /// The error of an operation this device does not support.
     fn unsupported(&self, what: &str) -> DeviceError {
         DeviceError::unsupported(what, self.platform())

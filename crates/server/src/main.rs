@@ -14,7 +14,7 @@ use mobile_android::{AndroidBackend, AndroidConfig, parse_server};
 use mobile_device::{DeviceRegistry, UrlPolicy};
 use mobile_ios::{IosBackend, IosConfig};
 use mobile_mcp::{
-    Boundary, FileRoots, FilteringTransport, HttpConfig, LineTransport, MobileServer,
+    Boundary, FileRoots, FilteringTransport, HttpConfig, LeasePolicy, LineTransport, MobileServer,
     ServerOptions, ToolPolicy,
 };
 use rmcp::ServiceExt;
@@ -83,6 +83,14 @@ struct Cli {
     /// adb server to use, HOST:PORT; repeat for several (default 127.0.0.1:5037, or ADB_SERVER_SOCKET / ANDROID_ADB_SERVER_PORT).
     #[arg(long = "adb-server", value_name = "HOST:PORT", global = true)]
     adb_servers: Vec<String>,
+
+    /// Let several sessions (HTTP clients, or servers sharing an adb server) use one device at once; by default a device is leased to the first session that uses it until that session ends.
+    #[arg(long)]
+    share_devices: bool,
+
+    /// Folder of the device lease files servers on this machine share (default $XDG_RUNTIME_DIR/mobile-mcp/leases, else /tmp/mobile-mcp-UID/leases).
+    #[arg(long, value_name = "DIR")]
+    lease_dir: Option<PathBuf>,
 
     /// xcrun executable for iOS simulators [env: MOBILE_MCP_XCRUN].
     #[arg(long, value_name = "PATH", global = true)]
@@ -174,7 +182,30 @@ fn options(cli: &Cli) -> anyhow::Result<ServerOptions> {
         "local files are read and written only under: {} (--files-root DIR to choose)",
         files.describe()
     );
+    let leases = if cli.share_devices {
+        LeasePolicy {
+            share: true,
+            dir: None,
+        }
+    } else {
+        let dir = cli
+            .lease_dir
+            .clone()
+            .unwrap_or_else(LeasePolicy::default_dir);
+        match LeasePolicy::prepare_dir(&dir) {
+            Ok(()) => LeasePolicy {
+                share: false,
+                dir: Some(dir),
+            },
+            Err(why) if cli.lease_dir.is_some() => anyhow::bail!("--lease-dir: {why}"),
+            Err(why) => {
+                tracing::warn!("{why}; devices are leased within this server only");
+                LeasePolicy::default()
+            }
+        }
+    };
     Ok(ServerOptions {
+        leases,
         url_policy,
         files,
         timeout: Duration::from_secs(cli.timeout.max(1)),

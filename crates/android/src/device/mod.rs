@@ -202,6 +202,12 @@ impl Device for AndroidDevice {
     fn platform(&self) -> Platform {
         Platform::Android
     }
+
+    /// The adb server and the serial on it: two processes using the same adb server see
+    /// the same phone under the same key.
+    fn lease_key(&self) -> Option<String> {
+        Some(format!("adb-{}-{}", self.link.addr, self.link.serial))
+    }
     fn coordinate_unit(&self) -> CoordinateUnit {
         CoordinateUnit::Pixels
     }

@@ -29,6 +29,7 @@ use serde_json::Value;
 
 use crate::files::{FileRoots, Staged};
 use crate::inflight::{Admission, InFlight};
+use crate::lease::{LeaseBook, LeasePolicy, SessionLeases};
 use crate::policy::ToolPolicy;
 use crate::schema;
 
@@ -61,6 +62,9 @@ pub struct ServerOptions {
     pub heavy_per_device: usize,
     /// How many heavy calls may run at once across all devices.
     pub heavy_total: usize,
+    /// Whether sessions lease the devices they use, and where leases other processes
+    /// see live ([`crate::lease`]).
+    pub leases: LeasePolicy,
 }
 
 impl Default for ServerOptions {
@@ -73,6 +77,7 @@ impl Default for ServerOptions {
             tools: ToolPolicy::default(),
             heavy_per_device: crate::inflight::PER_DEVICE,
             heavy_total: crate::inflight::TOTAL,
+            leases: LeasePolicy::default(),
         }
     }
 }
@@ -98,6 +103,9 @@ pub struct MobileServer {
     pub(crate) turns: Arc<crate::agent::Turns>,
     /// The bounds on heavy calls in flight, shared by every session.
     inflight: Arc<InFlight>,
+    /// The devices this session holds ([`crate::lease`]); given back when the session's
+    /// last handle is dropped.
+    leases: Arc<SessionLeases>,
 }
 
 /// The tools that read the device but can also write a local file through one
@@ -208,7 +216,9 @@ impl MobileServer {
             }
         }
         let inflight = Arc::new(InFlight::new(options.heavy_per_device, options.heavy_total));
+        let leases = Arc::new(LeaseBook::new(options.leases.clone()).session());
         MobileServer {
+            leases,
             registry,
             inflight,
             options: Arc::new(options),
@@ -223,11 +233,13 @@ impl MobileServer {
 
     /// This service for another session (an HTTP session): the same registry, router,
     /// recordings, screen sizes and device turns, and observations and refs of its own, so
-    /// one session's looks neither change another's change lists nor its refs.
+    /// one session's looks neither change another's change lists nor its refs, and
+    /// leases of its own.
     pub(crate) fn for_session(&self) -> MobileServer {
         MobileServer {
             observed: Arc::default(),
             recorder: Arc::default(),
+            leases: Arc::new(self.leases.fresh()),
             ..self.clone()
         }
     }
@@ -322,19 +334,24 @@ impl MobileServer {
             .collect()
     }
 
-    /// Resolves a tool's `device` argument, under the default deadline.
+    /// Resolves a tool's `device` argument, under the default deadline, and leases the
+    /// device to this session ([`crate::lease`]): a device another session holds is
+    /// refused, saying since when.
     pub(crate) async fn device(
         &self,
         ctx: &RequestContext<RoleServer>,
         id: &str,
     ) -> Result<Arc<dyn Device>, Failure> {
-        self.bounded(
-            ctx,
-            "finding the device",
-            self.options.timeout,
-            self.registry.resolve(id),
-        )
-        .await
+        let d = self
+            .bounded(
+                ctx,
+                "finding the device",
+                self.options.timeout,
+                self.registry.resolve(id),
+            )
+            .await?;
+        self.leases.take(d.as_ref()).map_err(Failure)?;
+        Ok(d)
     }
 
     /// Runs device work under the default deadline and the client's cancellation.

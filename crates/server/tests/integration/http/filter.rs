@@ -178,8 +178,9 @@ async fn filter_covers_rmcp_client_sessions() {
 #[tokio::test]
 async fn filter_encodes_demo_phone_results_on_both_paths() {
     bounded(async {
-        // The demo phone has an app whose name and package hold filtered terms.
-        let server = Server::start(&["--demo"], &[(FILTER_VAR, "1")]);
+        // The demo phone has an app whose name and package hold filtered terms. A session
+        // and a stateless request (a session of its own) use it: shared on purpose.
+        let server = Server::start(&["--demo", "--share-devices"], &[(FILTER_VAR, "1")]);
         let (session, _) = Session::open(&server.mcp(), None).await;
         let devices = session
             .send(&call(2, "mobile_list_available_devices", json!({})))

@@ -26,6 +26,7 @@ mod edges;
 mod filter;
 mod idle;
 mod layers;
+mod leases;
 mod observations;
 mod soak;
 mod starvation;
@@ -469,7 +470,8 @@ async fn many_clients_at_once() {
     // server's device deadline is raised with the request limit: the test counts errors,
     // it does not time the server.
     bounded_for(Duration::from_secs(600), async {
-        let server = Server::start(&["--demo", "--timeout", "240"], &[]);
+        // A hundred sessions on the one demo phone, on purpose: no leases.
+        let server = Server::start(&["--demo", "--timeout", "240", "--share-devices"], &[]);
         let url = server.mcp();
         let (probe, _) = Session::open_within(&url, None, LOAD_LIMIT).await;
         let listed = probe

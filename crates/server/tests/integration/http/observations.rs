@@ -12,7 +12,8 @@ fn result(reply: &super::Reply) -> Value {
 #[tokio::test]
 async fn a_session_is_told_what_changed_since_its_own_last_look() {
     bounded(async {
-        let server = Server::start(&["--demo"], &[]);
+        // Two sessions on one phone, on purpose: no leases.
+        let server = Server::start(&["--demo", "--share-devices"], &[]);
         let (a, _) = Session::open(&server.mcp(), None).await;
         let (b, _) = Session::open(&server.mcp(), None).await;
         let devices = a

@@ -237,6 +237,7 @@ async fn soak() {
             })
             .collect();
         let adb_addr = format!("127.0.0.1:{}", adb.port());
+        // Several sessions drive each phone at once, on purpose: no leases.
         let server = Server::start(
             &[
                 "--idle-timeout",
@@ -245,6 +246,7 @@ async fn soak() {
                 stall::DEVICE_TIMEOUT_SECS,
                 "--adb-server",
                 &adb_addr,
+                "--share-devices",
             ],
             &[],
         );
