@@ -72,6 +72,10 @@ scripts/interop.sh
 echo "== MCP conformance suite (Streamable HTTP)"
 scripts/conformance.sh
 
+# The STF double against STF's published API spec (Schemathesis, pinned, into .cache/).
+echo "== STF double against STF's api_v1.yaml (Schemathesis)"
+scripts/stf-contract.sh
+
 # Builds the release binary once (cargo zigbuild, glibc 2.17) and proves its packages:
 # npx from a loopback npm registry, uvx from the wheel, the MCP Bundle, server.json against
 # the registry's schema, actionlint on the workflows (docs/packaging.md). About 5 minutes
