@@ -21,6 +21,8 @@
 //!   work that stops when its caller drops it), `adb::output` (the one place that reads a
 //!   command's output for failure).
 //! - `capture`: raw frame or PNG, chosen by measurement per device.
+//! - [`remote`]: `adb connect` / `adb disconnect` of a network address on an adb server
+//!   (a farm's remote adb).
 //! - `helper`: the on-device helper (a dex written here in smali, pushed
 //!   once per device by content hash, started with `app_process`) and its protocol; it
 //!   reaches the clipboard, through which non-ASCII text is pasted (`device::unicode`).
@@ -59,6 +61,7 @@ mod device;
 mod helper;
 pub mod parse;
 mod quote;
+pub mod remote;
 
 pub use backend::AndroidBackend;
 pub use config::{AndroidConfig, DEFAULT_SERVER, find_adb, parse_server};

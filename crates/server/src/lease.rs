@@ -199,6 +199,11 @@ impl SessionLeases {
         self.book.release(self.id, id);
     }
 
+    /// This session's number (unique in the process).
+    pub(crate) fn id(&self) -> u64 {
+        self.id
+    }
+
     /// This session's leases, for a new session that shares the book.
     pub(crate) fn fresh(&self) -> SessionLeases {
         self.book.session()

@@ -26,6 +26,7 @@
 mod agent;
 mod arg_errors;
 mod boundary;
+mod farm;
 mod files;
 mod http;
 mod inflight;
@@ -39,6 +40,7 @@ mod schema;
 mod tools;
 
 pub use boundary::{Boundary, FilterTransportError, FilteringTransport, LineTransport};
+pub use farm::{Farm, FarmConfig};
 pub use files::FileRoots;
 pub use http::{HttpConfig, serve as serve_http};
 pub use lease::LeasePolicy;

@@ -17,6 +17,7 @@ use mobile_mcp::{
     Boundary, FileRoots, FilteringTransport, HttpConfig, LeasePolicy, LineTransport, MobileServer,
     ServerOptions, ToolPolicy,
 };
+use mobile_mcp::{Farm, FarmConfig};
 use rmcp::ServiceExt;
 
 mod demo;
@@ -91,6 +92,22 @@ struct Cli {
     /// Folder of the device lease files servers on this machine share (default $XDG_RUNTIME_DIR/mobile-mcp/leases, else /tmp/mobile-mcp-UID/leases).
     #[arg(long, value_name = "DIR")]
     lease_dir: Option<PathBuf>,
+
+    /// A device farm to allocate devices from: stf=URL (DeviceFarmer STF over http); adds the tools mobile_list_remote_devices, mobile_allocate_remote_device and mobile_release_remote_device.
+    #[arg(long, value_name = "stf=URL", requires = "farm_token_file")]
+    farm: Option<String>,
+
+    /// File holding the farm's access token (STF: Settings, Keys, Access Tokens).
+    #[arg(long, value_name = "PATH")]
+    farm_token_file: Option<PathBuf>,
+
+    /// Seconds an allocated farm device may stay idle before the farm frees it by itself (also what frees it if this server dies).
+    #[arg(long, default_value_t = 900, value_name = "SECONDS")]
+    farm_idle: u64,
+
+    /// Public key of the adb server farm devices are connected on, registered with the farm (default $ANDROID_USER_HOME/adbkey.pub or ~/.android/adbkey.pub).
+    #[arg(long, value_name = "PATH")]
+    farm_adb_key: Option<PathBuf>,
 
     /// xcrun executable for iOS simulators [env: MOBILE_MCP_XCRUN].
     #[arg(long, value_name = "PATH", global = true)]
@@ -219,6 +236,43 @@ fn options(cli: &Cli) -> anyhow::Result<ServerOptions> {
     })
 }
 
+/// The farm of `--farm`, connecting its devices on the first adb server.
+fn farm(cli: &Cli) -> anyhow::Result<Option<Arc<Farm>>> {
+    let Some(spec) = &cli.farm else {
+        return Ok(None);
+    };
+    anyhow::ensure!(
+        !cli.demo,
+        "--farm cannot be used with --demo (farm devices are connected on a real adb server)"
+    );
+    let path = cli
+        .farm_token_file
+        .as_ref()
+        .context("--farm needs --farm-token-file")?;
+    let token = std::fs::read_to_string(path)
+        .with_context(|| format!("cannot read --farm-token-file {}", path.display()))?;
+    let adb_server = match cli.adb_servers.first() {
+        Some(s) => parse_server(s).map_err(|e| anyhow::anyhow!("--adb-server {s}: {e}"))?,
+        None => *AndroidConfig::from_env()
+            .servers
+            .first()
+            .context("no adb server is configured for the farm's devices")?,
+    };
+    let farm = Farm::new(FarmConfig {
+        spec: spec.clone(),
+        token,
+        adb_server,
+        adb_key: cli
+            .farm_adb_key
+            .clone()
+            .or_else(FarmConfig::default_adb_key),
+        idle: Duration::from_secs(cli.farm_idle.max(1)),
+    })
+    .map_err(|e| anyhow::anyhow!("{e}"))?;
+    tracing::info!(farm = %spec, adb_server = %adb_server, "farm devices are connected on this adb server");
+    Ok(Some(Arc::new(farm)))
+}
+
 /// The device backends: the adb servers and the iOS simulators, or only the built-in
 /// virtual phone with `--demo` (kept alive by the returned handle).
 fn registry(cli: &Cli) -> anyhow::Result<(DeviceRegistry, Option<demo::Demo>)> {
@@ -284,6 +338,19 @@ fn shutdown_signal() -> impl std::future::Future<Output = ()> {
     }
 }
 
+/// Gives the farm's devices back, within 30 s (past that, the farm's idle timeout does).
+async fn give_back(farm: Option<&Farm>) {
+    if let Some(f) = farm
+        && tokio::time::timeout(Duration::from_secs(30), f.release_all())
+            .await
+            .is_err()
+    {
+        tracing::warn!(
+            "the farm did not take its devices back within 30 s; its idle timeout will free them"
+        );
+    }
+}
+
 #[tokio::main]
 async fn main() -> anyhow::Result<()> {
     mobile_mcp::tune_allocator();
@@ -296,7 +363,11 @@ async fn main() -> anyhow::Result<()> {
         std::process::exit(if passed { 0 } else { 1 });
     }
     let registry = Arc::new(registry);
-    let server = MobileServer::new(registry, options);
+    let farm = farm(&cli)?;
+    let mut server = MobileServer::new(registry, options);
+    if let Some(f) = &farm {
+        server = server.with_farm(f.clone());
+    }
     server
         .check_tool_policy()
         .map_err(|e| anyhow::anyhow!("{e}"))?;
@@ -331,6 +402,7 @@ async fn main() -> anyhow::Result<()> {
             r = mobile_mcp::serve_http(server, config, boundary) => r?,
             _ = shutdown => tracing::info!("signal received; shutting down"),
         }
+        give_back(farm.as_deref()).await;
         return Ok(());
     }
 
@@ -363,10 +435,16 @@ async fn main() -> anyhow::Result<()> {
             .context("the MCP service stopped with an error")?;
         anyhow::Ok(())
     };
-    tokio::select! {
-        r = serve => r?,
-        _ = shutdown => tracing::info!("signal received; shutting down"),
-    }
+    let served = tokio::select! {
+        r = serve => r,
+        _ = shutdown => {
+            tracing::info!("signal received; shutting down");
+            Ok(())
+        }
+    };
+    // The client is gone (EOF) or a signal came: the farm's devices go back first.
+    give_back(farm.as_deref()).await;
+    served?;
     // The stdin reader sits on a blocking thread that a runtime shutdown would wait
     // for; nothing is left to flush, so leave now.
     std::process::exit(0);

@@ -36,6 +36,7 @@ use crate::schema;
 mod apps;
 mod batch;
 mod devices;
+mod farm;
 mod files;
 mod flows;
 mod input;
@@ -106,6 +107,9 @@ pub struct MobileServer {
     /// The devices this session holds ([`crate::lease`]); given back when the session's
     /// last handle is dropped.
     leases: Arc<SessionLeases>,
+    /// The farm, when the server has one, and this session's allocations from it (given
+    /// back when the session's last handle is dropped).
+    farm: Option<Arc<farm::FarmSession>>,
 }
 
 /// The tools that read the device but can also write a local file through one
@@ -201,24 +205,12 @@ impl MobileServer {
             + Self::batch_router()
             + Self::flows_router()
             + Self::wait_router();
-        for route in router.map.values_mut() {
-            let attr = &mut route.attr;
-            schema::sanitize(Arc::make_mut(&mut attr.input_schema));
-            if let Some(out) = attr.output_schema.as_mut() {
-                schema::sanitize(Arc::make_mut(out));
-            }
-            debug_assert!(attr.name.len() <= TOOL_NAME_MAX);
-            device_optional(attr);
-            if options.tools.read_only
-                && let Some((_, arg)) = LOCAL_OUTPUT_ARGS.iter().find(|(t, _)| *t == attr.name)
-            {
-                read_only_view(attr, arg);
-            }
-        }
+        prepare(&mut router, &options);
         let inflight = Arc::new(InFlight::new(options.heavy_per_device, options.heavy_total));
         let leases = Arc::new(LeaseBook::new(options.leases.clone()).session());
         MobileServer {
             leases,
+            farm: None,
             registry,
             inflight,
             options: Arc::new(options),
@@ -231,15 +223,34 @@ impl MobileServer {
         }
     }
 
+    /// This service with the farm tools, which allocate from `farm` (`--farm`).
+    pub fn with_farm(mut self, farm: Arc<crate::farm::Farm>) -> Self {
+        let mut router = (*self.router).clone() + Self::farm_router();
+        prepare(&mut router, &self.options);
+        self.router = Arc::new(router);
+        self.farm = Some(Arc::new(farm::FarmSession {
+            farm,
+            session: self.leases.id(),
+        }));
+        self
+    }
+
     /// This service for another session (an HTTP session): the same registry, router,
     /// recordings, screen sizes and device turns, and observations and refs of its own, so
     /// one session's looks neither change another's change lists nor its refs, and
     /// leases of its own.
     pub(crate) fn for_session(&self) -> MobileServer {
+        let leases = Arc::new(self.leases.fresh());
         MobileServer {
             observed: Arc::default(),
             recorder: Arc::default(),
-            leases: Arc::new(self.leases.fresh()),
+            farm: self.farm.as_ref().map(|f| {
+                Arc::new(farm::FarmSession {
+                    farm: f.farm.clone(),
+                    session: leases.id(),
+                })
+            }),
+            leases,
             ..self.clone()
         }
     }
@@ -514,6 +525,25 @@ impl MobileServer {
             )));
         }
         Ok(resp)
+    }
+}
+
+/// Readies every route of `router`: strict schemas, `device` optional, the `--read-only`
+/// view of local-output tools.
+fn prepare(router: &mut ToolRouter<MobileServer>, options: &ServerOptions) {
+    for route in router.map.values_mut() {
+        let attr = &mut route.attr;
+        schema::sanitize(Arc::make_mut(&mut attr.input_schema));
+        if let Some(out) = attr.output_schema.as_mut() {
+            schema::sanitize(Arc::make_mut(out));
+        }
+        debug_assert!(attr.name.len() <= TOOL_NAME_MAX);
+        device_optional(attr);
+        if options.tools.read_only
+            && let Some((_, arg)) = LOCAL_OUTPUT_ARGS.iter().find(|(t, _)| *t == attr.name)
+        {
+            read_only_view(attr, arg);
+        }
     }
 }
 

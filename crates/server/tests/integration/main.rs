@@ -13,6 +13,7 @@ mod batch_limits;
 mod big_install;
 mod demo_listing;
 mod demo_typing;
+mod farm;
 mod faults;
 mod file_roots;
 mod filter_stdio;

@@ -23,6 +23,7 @@ use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig
 use serde_json::{Value, json};
 
 mod edges;
+mod farm;
 mod filter;
 mod idle;
 mod layers;
