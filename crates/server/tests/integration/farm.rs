@@ -402,3 +402,22 @@ async fn a_killed_server_leaves_the_device_to_the_farms_idle_timeout() {
     .await
     .expect("within the deadline");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_server_stopped_by_a_signal_gives_the_device_back() {
+    tokio::time::timeout(DEADLINE, async {
+        let rig = FarmRig::start();
+        let mut server = Stdio_::start(&rig, 900);
+        server.allocate();
+        let term = Command::new("kill")
+            .args(["-TERM", &server.child.id().to_string()])
+            .status()
+            .expect("kill -TERM");
+        assert!(term.success());
+        server.wait();
+        assert_eq!(rig.stf.owner(SERIAL), None, "{:?}", rig.stf.events());
+        assert_eq!(rig.releases().len(), 2, "{:?}", rig.stf.events());
+    })
+    .await
+    .expect("within the deadline");
+}

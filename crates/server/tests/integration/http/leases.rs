@@ -161,3 +161,34 @@ async fn sessions_share_a_device_when_asked() {
     })
     .await;
 }
+
+#[tokio::test]
+async fn a_session_left_idle_past_session_idle_gives_its_device_up() {
+    bounded(async {
+        let (phone, _front, adb) = phone();
+        let leases = tempfile::tempdir().unwrap();
+        let dir = leases.path().to_str().unwrap();
+        let server = Server::start(
+            &[
+                "--adb-server",
+                &adb,
+                "--lease-dir",
+                dir,
+                "--session-idle",
+                "1",
+            ],
+            &[],
+        );
+        let device = phone.device_serial();
+        let (a, _) = Session::open(&server.mcp(), None).await;
+        let first = result(&a.send(&tap(2, &device, 131)).await);
+        assert_ne!(first["isError"], true, "{first}");
+        // A says nothing more; once it has been idle for a second its session closes and
+        // B, refused until then, gets the phone.
+        let (b, _) = Session::open(&server.mcp(), None).await;
+        let got = tap_until_leased(&b, &device, 242).await;
+        assert_ne!(got["isError"], true, "{got}");
+        assert_eq!(taps(&phone), ["131 300", "242 300"]);
+    })
+    .await;
+}
