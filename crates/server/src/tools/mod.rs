@@ -64,7 +64,7 @@ pub struct ServerOptions {
     /// How many heavy calls may run at once across all devices.
     pub heavy_total: usize,
     /// Whether sessions lease the devices they use, and where leases other processes
-    /// see live ([`crate::lease`]).
+    /// see live (the `lease` module).
     pub leases: LeasePolicy,
 }
 
