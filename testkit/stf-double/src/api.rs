@@ -398,6 +398,16 @@ fn connected(url: &str) -> Response {
 /// group timeout), when it is addable (`deviceutil.isAddable`).
 fn add(shared: &Shared, serial: &str, timeout: Option<u64>) -> Response {
     let mut state = lock(shared);
+    if let Some(i) = state.steal.iter().position(|s| s == serial) {
+        state.steal.remove(i);
+        if let Some(s) = state.slot(serial) {
+            s.owner = Some(Owner {
+                email: "someone@example.org".into(),
+                timeout: Duration::from_secs(3600),
+            });
+            s.touch();
+        }
+    }
     let email = state.email.clone();
     let group = state.group_timeout;
     match state.slot(serial) {

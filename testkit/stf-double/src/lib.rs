@@ -149,6 +149,8 @@ struct State {
     group_timeout: Duration,
     slots: Vec<Slot>,
     adb_keys: Vec<String>,
+    /// Serials someone else takes just before the next `addUserDevice` of them.
+    steal: Vec<String>,
     /// `METHOD /path` of every request, and `timeout SERIAL` when a lease timed out.
     events: Vec<String>,
 }
@@ -195,6 +197,7 @@ impl StfDouble {
                 })
                 .collect(),
             adb_keys: Vec::new(),
+            steal: Vec::new(),
             events: Vec::new(),
         }));
         let listener = std::net::TcpListener::bind(("127.0.0.1", config.port))?;
@@ -284,6 +287,12 @@ impl StfDouble {
             });
             s.touch();
         }
+    }
+
+    /// Another user takes the device just before the next request to add it
+    /// arrives: a device taken between a client's listing and its lease.
+    pub fn take_before_next_add(&self, serial: &str) {
+        lock(&self.shared).steal.push(serial.to_string());
     }
 
     /// The adb public keys registered, as sent.

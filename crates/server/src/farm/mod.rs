@@ -165,7 +165,8 @@ impl Farm {
     ) -> Result<Allocation, String> {
         let devices = self.list().await?;
         let matches: Vec<&StfDevice> = devices.iter().filter(|d| wanted.fits(d)).collect();
-        let Some(pick) = matches.iter().find(|d| d.state == "free") else {
+        let free: Vec<&&StfDevice> = matches.iter().filter(|d| d.state == "free").collect();
+        if free.is_empty() {
             return Err(if matches.is_empty() {
                 format!(
                     "No device of the farm {} matches {}; call mobile_list_remote_devices to see its devices.",
@@ -184,12 +185,29 @@ impl Farm {
                         .join(", ")
                 )
             });
+        }
+        // A free device can be taken between the listing and the lease (STF answers 403):
+        // the next free one is tried.
+        let mut taken = Vec::new();
+        let mut leased = None;
+        for d in free {
+            match self.stf.add(&d.serial, self.idle).await {
+                Ok(()) => {
+                    leased = Some(*d);
+                    break;
+                }
+                Err(StfError::Forbidden(_)) => taken.push(d.serial.clone()),
+                Err(e) => return Err(self.worded(e, Some(&d.serial))),
+            }
+        }
+        let Some(pick) = leased else {
+            return Err(format!(
+                "The farm's free devices that match {} were taken by someone else meanwhile ({}); call mobile_list_remote_devices and try again.",
+                wanted.describe(),
+                taken.join(", ")
+            ));
         };
         let serial = pick.serial.clone();
-        self.stf
-            .add(&serial, self.idle)
-            .await
-            .map_err(|e| self.worded(e, Some(&serial)))?;
         match self.connect(&serial).await {
             Ok(remote) => {
                 self.lent().insert(

@@ -217,9 +217,27 @@ async fn list_allocate_act_and_release_a_farm_device() {
 async fn farm_failures_say_what_to_do() {
     tokio::time::timeout(DEADLINE, async {
         let rig = FarmRig::start();
-        // Someone else has the only device.
-        rig.stf.take_as(SERIAL, "someone@example.org");
         let mcp = spawn(&rig, &rig.stf.url(), "token").await;
+        // Someone takes the only device between our listing and our lease (STF's 403).
+        rig.stf.take_before_next_add(SERIAL);
+        let r = mcp
+            .call(
+                "mobile_allocate_remote_device",
+                json!({"platform": "android"}),
+            )
+            .await;
+        assert_eq!(r.is_error, Some(true));
+        let t = text_of(&r);
+        assert!(
+            t.contains(&format!("taken by someone else meanwhile ({SERIAL})")),
+            "{t}"
+        );
+        assert_eq!(
+            rig.stf.owner(SERIAL).as_deref(),
+            Some("someone@example.org")
+        );
+        assert_eq!(rig.stf.remote_url(SERIAL), None);
+        // Someone else has it, as the listing says.
         let r = mcp
             .call(
                 "mobile_allocate_remote_device",
