@@ -22,9 +22,12 @@
 //! - [`export_flow`] turns [`RecordedStep`]s (what an agent did, on which element, and
 //!   what it saw after) into a flow's text and the list of what could not be exported.
 //!
-//! Not for: device protocols (the backends), MCP wiring (the server's `tools/flows.rs`),
-//! or launching into a known state (`launchApp`'s `clearState`, `permissions` and
-//! `arguments` are refused by [`launch_options_from_step`] until the device can do them).
+//! - [`launch_options_from_step`] turns `launchApp` (stop first, `clearState`,
+//!   `permissions`, `arguments`) into the device's `LaunchOptions`, with Maestro's
+//!   defaults.
+//!
+//! Not for: device protocols (the backends; how a device clears an app or grants a
+//! permission is theirs), MCP wiring (the server's `tools/flows.rs`).
 //!
 //! ```
 //! use mobile_flow::{read_flow, ReadOptions};

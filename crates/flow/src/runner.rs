@@ -18,8 +18,8 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use mobile_device::{
-    AppId, Button, Device, DeviceError, DeviceUrl, Element, Latitude, Location, Longitude, Point,
-    Screenshot,
+    AppId, ArgumentKey, ArgumentValue, Button, Device, DeviceError, DeviceUrl, Element, Latitude,
+    LaunchArguments, LaunchOptions, Location, Longitude, Permissions, Point, Screenshot,
 };
 
 use crate::matcher::find;
@@ -75,28 +75,53 @@ pub async fn run_flow(device: &dyn Device, flow: &Flow, options: &RunOptions) ->
     }
 }
 
-/// Maps `launchApp`'s `clearState`, `permissions` and `arguments` to the device's launch
-/// options. Not supported yet: each is refused, naming its line, so a flow never runs
-/// on a state it did not ask for.
-pub fn launch_options_from_step(launch: &LaunchApp, line: usize) -> Result<(), String> {
-    let mut asked = Vec::new();
-    if launch.clear_state == Some(true) {
-        asked.push("clearState");
+/// Maps `launchApp` to the device's launch options, with Maestro's defaults: the app is
+/// stopped first unless `stopApp: false`, and every permission is allowed unless
+/// `permissions` says otherwise (Maestro's `LaunchAppCommand` and
+/// `Orchestra.launchAppCommand`). `arguments` keep YAML's plain-scalar types: a whole
+/// number, `true`/`false` or a decimal is passed as such, anything else as text (a quoted
+/// `"3"` reads as a number here, where Maestro would pass text). An option the device
+/// types refuse is an error naming the line.
+pub fn launch_options_from_step(launch: &LaunchApp, line: usize) -> Result<LaunchOptions, String> {
+    let bad =
+        |what: &str, e: &dyn std::fmt::Display| format!("line {line}: launchApp's {what}: {e}");
+    let permissions = match &launch.permissions {
+        None => Permissions::allow_all(),
+        Some(pairs) => {
+            let map: serde_json::Map<String, serde_json::Value> = pairs
+                .iter()
+                .map(|(k, v)| (k.clone(), serde_json::Value::String(v.clone())))
+                .collect();
+            serde_json::from_value(serde_json::Value::Object(map))
+                .map_err(|e| bad("permissions", &e))?
+        }
+    };
+    let mut arguments = Vec::new();
+    for (k, v) in launch.arguments.iter().flatten() {
+        let key = ArgumentKey::parse(k).map_err(|e| bad("arguments", &e))?;
+        let value = if let Ok(i) = v.parse::<i64>() {
+            ArgumentValue::Int(i)
+        } else if v == "true" || v == "false" {
+            ArgumentValue::Bool(v == "true")
+        } else if let Ok(f) = v
+            .parse::<f64>()
+            .map_err(|_| ())
+            .and_then(|f| if f.is_finite() { Ok(f) } else { Err(()) })
+        {
+            ArgumentValue::Float(f)
+        } else {
+            ArgumentValue::Text(v.clone())
+        };
+        arguments.push((key, value));
     }
-    if launch.permissions.is_some() {
-        asked.push("permissions");
-    }
-    if launch.arguments.is_some() {
-        asked.push("arguments");
-    }
-    if asked.is_empty() {
-        Ok(())
-    } else {
-        Err(format!(
-            "line {line}: launchApp's {} is not supported yet by this runner",
-            asked.join(", ")
-        ))
-    }
+    Ok(LaunchOptions {
+        locales: None,
+        stop_first: launch.stop_app,
+        clear_state: launch.clear_state == Some(true),
+        permissions: Some(permissions),
+        arguments: LaunchArguments::new(arguments).map_err(|e| bad("arguments", &e))?,
+        url: None,
+    })
 }
 
 struct Runner<'a> {
@@ -227,17 +252,15 @@ impl<'a> Runner<'a> {
         let mut done = Done::default();
         match c {
             Command::LaunchApp(l) => {
-                launch_options_from_step(l, line)?;
+                let options = launch_options_from_step(l, line)?;
                 let app = AppId::parse(&l.app_id).map_err(|e| e.to_string())?;
-                if l.stop_app {
-                    d.terminate_app(&app).await.map_err(dev)?;
-                }
-                d.launch_app(&app, None).await.map_err(dev)?;
-                done.action = format!(
-                    "{}launched {}",
-                    if l.stop_app { "stopped and " } else { "" },
-                    l.app_id
-                );
+                let report = d.launch_app(&app, &options).await.map_err(dev)?;
+                let before = report.summary();
+                done.action = if before.is_empty() {
+                    format!("launched {}", l.app_id)
+                } else {
+                    format!("{before}, then launched {}", l.app_id)
+                };
             }
             Command::Tap { kind, target } => {
                 let at = match target {

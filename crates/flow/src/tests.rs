@@ -75,18 +75,47 @@ fn defaults_follow_maestro() {
 }
 
 #[test]
-fn outside_values_win_and_launch_options_are_refused_by_line() {
+fn outside_values_win_and_launch_options_follow_maestro() {
     let opts = ReadOptions {
         env: vec![("USER".into(), "outside".into())],
         ..Default::default()
     };
-    let f = read_flow("appId: a.b\nenv:\n  USER: inside\n---\n- inputText: ${USER}\n- launchApp:\n    clearState: true\n", &opts).unwrap();
+    let f = read_flow("appId: a.b\nenv:\n  USER: inside\n---\n- inputText: ${USER}\n- launchApp:\n    clearState: true\n    stopApp: false\n    permissions:\n      all: deny\n      camera: allow\n    arguments:\n      count: 3\n      debug: true\n      ratio: 0.5\n      name: Ada\n- launchApp\n- launchApp:\n    arguments:\n      \"bad key\": 1\n", &opts).unwrap();
     assert_eq!(f.steps[0].command, Command::InputText("outside".into()));
     let Command::LaunchApp(l) = &f.steps[1].command else {
         panic!()
     };
-    let e = launch_options_from_step(l, f.steps[1].line).unwrap_err();
-    assert!(e.starts_with("line 6: launchApp's clearState"), "{e}");
+    let o = launch_options_from_step(l, f.steps[1].line).unwrap();
+    assert!(o.clear_state && !o.stop_first);
+    let p = serde_json::to_value(o.permissions.as_ref().unwrap()).unwrap();
+    assert_eq!(p, serde_json::json!({"all": "deny", "camera": "allow"}));
+    let args: Vec<String> = o
+        .arguments
+        .iter()
+        .map(|(k, v)| format!("{k}={v:?}"))
+        .collect();
+    assert_eq!(
+        args,
+        [
+            "count=Int(3)",
+            "debug=Bool(true)",
+            "ratio=Float(0.5)",
+            "name=Text(\"Ada\")"
+        ]
+    );
+    // A bare launchApp: Maestro's defaults, stop first and every permission allowed.
+    let Command::LaunchApp(l) = &f.steps[2].command else {
+        panic!()
+    };
+    let o = launch_options_from_step(l, f.steps[2].line).unwrap();
+    assert!(o.stop_first && !o.clear_state && o.arguments.is_empty());
+    let p = serde_json::to_value(o.permissions.as_ref().unwrap()).unwrap();
+    assert_eq!(p, serde_json::json!({"all": "allow"}));
+    let Command::LaunchApp(l) = &f.steps[3].command else {
+        panic!()
+    };
+    let e = launch_options_from_step(l, f.steps[3].line).unwrap_err();
+    assert!(e.starts_with("line 18: launchApp's arguments"), "{e}");
 }
 
 #[test]
