@@ -14,6 +14,11 @@ pub(crate) struct Args {
     /// rounds as ours, for before/after ratios of a change.
     #[arg(long)]
     pub(crate) baseline: Option<PathBuf>,
+    /// The baseline takes the arguments only ours takes (`observe: "none"` on actions): set
+    /// it when the baseline is a build that already has them, so its action rows measure
+    /// the bare action too, not an action with a settle wait.
+    #[arg(long)]
+    pub(crate) baseline_takes_ours_args: bool,
     /// Folder where the peer package is installed (`node_modules/@mobilenext/mobile-mcp`).
     /// Omit to measure ours only.
     #[arg(long)]

@@ -409,8 +409,13 @@ impl Bench<'_> {
                         continue;
                     }
                     let before = phone.commands().len();
+                    let extra_for = |kind| match kind {
+                        Kind::Ours | Kind::OursFilter => true,
+                        Kind::Baseline => self.args.baseline_takes_ours_args,
+                        _ => false,
+                    };
                     let o = match (&tool.ours_extra, kind) {
-                        (Some(extra), Kind::Ours | Kind::OursFilter) => {
+                        (Some(extra), kind) if extra_for(kind) => {
                             let mut with = a.clone();
                             if let (Some(m), Some(x)) = (with.as_object_mut(), extra.as_object()) {
                                 m.extend(x.clone());
