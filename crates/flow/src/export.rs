@@ -37,18 +37,45 @@ pub fn export_flow(steps: &[RecordedStep], app_id: Option<&str>, name: Option<&s
     let mut not_exported = Vec::new();
     let mut variables: Vec<String> = Vec::new();
     let first_launch = steps.iter().find_map(|s| match &s.action {
-        RecordedAction::Launch { app } => Some(app.clone()),
+        RecordedAction::Launch { app, .. } => Some(app.clone()),
         _ => None,
     });
     let app = app_id.map(str::to_string).or(first_launch);
     for (n, s) in steps.iter().enumerate() {
         let n = n + 1;
         match &s.action {
-            RecordedAction::Launch { app: a } => {
-                if Some(a) == app.as_ref() {
+            RecordedAction::Launch {
+                app: a,
+                clear_state,
+                permissions,
+                arguments,
+            } => {
+                let plain = !*clear_state && permissions.is_none() && arguments.is_empty();
+                if plain && Some(a) == app.as_ref() {
                     body.push_str("- launchApp\n");
-                } else {
+                } else if plain {
                     let _ = writeln!(body, "- launchApp: {}", q(a));
+                } else {
+                    body.push_str("- launchApp:\n");
+                    if Some(a) != app.as_ref() {
+                        let _ = writeln!(body, "    appId: {}", q(a));
+                    }
+                    if *clear_state {
+                        body.push_str("    clearState: true\n");
+                    }
+                    if let Some(serde_json::Value::Object(m)) = permissions {
+                        body.push_str("    permissions:\n");
+                        for (name, v) in m {
+                            let v = v.as_str().unwrap_or("allow");
+                            let _ = writeln!(body, "      {name}: {v}");
+                        }
+                    }
+                    if !arguments.is_empty() {
+                        body.push_str("    arguments:\n");
+                        for (k, v) in arguments {
+                            let _ = writeln!(body, "      {k}: {v}");
+                        }
+                    }
                 }
             }
             RecordedAction::Terminate { app } => not_exported.push(format!(

@@ -2,7 +2,7 @@
 //! actually hit, the screen's element list at that moment and the list the observation
 //! after it showed. [`crate::export_flow`] turns a list of these into a flow.
 
-use mobile_device::{Element, Point};
+use mobile_device::{ArgumentValue, Element, LaunchOptions, Point};
 use serde::{Deserialize, Serialize};
 
 /// One action that succeeded, with what the agent saw around it.
@@ -42,6 +42,38 @@ impl RecordedStep {
     }
 }
 
+impl RecordedAction {
+    /// A launch of `app` with `options`, as a flow's `launchApp` can say it; `None` when
+    /// the options have no `launchApp` equivalent (a locale, a deep link).
+    pub fn launch(app: &str, options: &LaunchOptions) -> Option<RecordedAction> {
+        if options.locales.is_some() || options.url.is_some() {
+            return None;
+        }
+        let arguments = options
+            .arguments
+            .iter()
+            .map(|(k, v)| {
+                let v = match v {
+                    ArgumentValue::Text(t) => serde_json::Value::String(t.clone()).to_string(),
+                    ArgumentValue::Int(i) => i.to_string(),
+                    ArgumentValue::Bool(b) => b.to_string(),
+                    ArgumentValue::Float(f) => format!("{f:?}"),
+                };
+                (k.to_string(), v)
+            })
+            .collect();
+        Some(RecordedAction::Launch {
+            app: app.to_string(),
+            clear_state: options.clear_state,
+            permissions: options
+                .permissions
+                .as_ref()
+                .and_then(|p| serde_json::to_value(p).ok()),
+            arguments,
+        })
+    }
+}
+
 /// The actions a recorder knows.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "camelCase")]
@@ -50,6 +82,17 @@ pub enum RecordedAction {
     Launch {
         /// Its package or bundle id.
         app: String,
+        /// Its data was cleared first (`clearState: true`).
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        clear_state: bool,
+        /// The permissions set first, in Maestro's map (`{"all": "deny", "camera":
+        /// "allow"}`); none when the launch left them as they were.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        permissions: Option<serde_json::Value>,
+        /// Launch arguments in order: each key and its value as a YAML scalar (a number or
+        /// `true`/`false` bare, text quoted).
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        arguments: Vec<(String, String)>,
     },
     /// An app was stopped.
     Terminate {

@@ -119,6 +119,42 @@ fn outside_values_win_and_launch_options_follow_maestro() {
 }
 
 #[test]
+fn a_launch_with_options_exports_to_a_launch_app_that_reads_back_the_same() {
+    let opts: mobile_device::LaunchOptions = mobile_device::LaunchOptions {
+        stop_first: true,
+        clear_state: true,
+        permissions: Some(
+            serde_json::from_value(serde_json::json!({"all": "deny", "camera": "allow"})).unwrap(),
+        ),
+        arguments: serde_json::from_value(
+            serde_json::json!({"count": 3, "debug": true, "ratio": 0.5, "name": "Ada \"the\" first"}),
+        )
+        .unwrap(),
+        ..Default::default()
+    };
+    let action = RecordedAction::launch("com.app", &opts).unwrap();
+    let out = export_flow(&[RecordedStep::new(action)], None, None);
+    assert!(out.not_exported.is_empty(), "{:?}", out.not_exported);
+    assert!(
+        out.yaml.contains("- launchApp:\n    clearState: true\n"),
+        "{}",
+        out.yaml
+    );
+    let f = read(&out.yaml).unwrap();
+    let Command::LaunchApp(l) = &f.steps[0].command else {
+        panic!("{}", out.yaml)
+    };
+    let back = launch_options_from_step(l, f.steps[0].line).unwrap();
+    assert_eq!(back, opts, "{}", out.yaml);
+    // A locale or a deep link has no launchApp equivalent.
+    let linked = mobile_device::LaunchOptions {
+        url: Some(mobile_device::DeviceUrl::parse("https://example.com").unwrap()),
+        ..Default::default()
+    };
+    assert!(RecordedAction::launch("com.app", &linked).is_none());
+}
+
+#[test]
 fn unknown_things_name_their_lines() {
     let cases = [
         (
@@ -259,6 +295,9 @@ fn passwords_become_variables_and_what_cannot_be_replayed_is_named() {
     let steps = vec![
         RecordedStep::new(RecordedAction::Launch {
             app: "com.app".into(),
+            clear_state: false,
+            permissions: None,
+            arguments: Vec::new(),
         }),
         typed,
         RecordedStep::new(RecordedAction::Terminate {

@@ -7,7 +7,7 @@ use rmcp::{RoleServer, tool, tool_router};
 
 use std::sync::Arc;
 
-use mobile_device::{App, AppId, Device, DeviceError, LaunchOptions, LaunchReport};
+use mobile_device::{App, AppId, Device, DeviceError, LaunchReport};
 
 use super::{Failure, MobileServer, Outcome, structured, text};
 use crate::agent::distance;
@@ -87,13 +87,13 @@ impl MobileServer {
         };
         drop(turn);
         let app = p.package_name.to_string();
-        let action = if options == LaunchOptions::default() {
-            mobile_flow::RecordedAction::Launch { app }
-        } else {
+        let action = mobile_flow::RecordedAction::launch(&app, &options).unwrap_or_else(|| {
             mobile_flow::RecordedAction::Other {
-                what: format!("launching {app} with options ({})", report.summary()),
+                what: format!(
+                    "launching {app} in a locale or at a link (launchApp has neither; openLink opens a link)"
+                ),
             }
-        };
+        });
         self.record(&d, action, None, None);
         self.after_action(&ctx, &d, launched_line(&p.package_name, &report), &p.after)
             .await
