@@ -47,6 +47,22 @@ impl SimulatorDevice {
         Ok(())
     }
 
+    /// An error naming the app and saying `why` unless `bid` is installed.
+    pub(super) async fn require_installed(&self, bid: &BundleId, why: &str) -> Result<()> {
+        if self
+            .installed_apps()
+            .await?
+            .iter()
+            .any(|a| a.bundle_id == bid.as_str())
+        {
+            return Ok(());
+        }
+        Err(
+            DeviceError::not_found(format!("App {bid} on simulator {}", self.udid), why)
+                .then(NextStep::ListApps),
+        )
+    }
+
     pub(super) async fn list_apps(&self) -> Result<Vec<App>> {
         let mut apps: Vec<App> = self
             .installed_apps()
@@ -169,18 +185,7 @@ impl SimulatorDevice {
     pub(super) async fn uninstall_app(&self, app: &AppId) -> Result<()> {
         let bid = bundle(app)?;
         // simctl's answer for an absent app is not documented, so look first.
-        if !self
-            .installed_apps()
-            .await?
-            .iter()
-            .any(|a| a.bundle_id == bid.as_str())
-        {
-            return Err(DeviceError::not_found(
-                format!("App {bid} on simulator {}", self.udid),
-                "It is not installed",
-            )
-            .then(NextStep::ListApps));
-        }
+        self.require_installed(&bid, "It is not installed").await?;
         self.simctl_ok(
             argv!["uninstall", &self.udid, bid.as_str()],
             "uninstall",

@@ -25,8 +25,8 @@ use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 
 use mobile_device::{
-    AppId, ArgumentValue, BundleId, DeviceError, LaunchOptions, LaunchReport, NextStep,
-    PermissionChange, PermissionValue, Permissions, Platform, Result,
+    AppId, ArgumentValue, BundleId, DeviceError, LaunchOptions, LaunchReport, PermissionChange,
+    PermissionValue, Permissions, Platform, Result,
 };
 
 use super::SimulatorDevice;
@@ -141,18 +141,11 @@ impl SimulatorDevice {
     /// Maestro's clear: terminate, copy the bundle out of `get_app_container`, uninstall
     /// (its data goes with it), install the copy.
     async fn clear_state(&self, bid: &BundleId) -> Result<()> {
-        if !self
-            .installed_apps()
-            .await?
-            .iter()
-            .any(|a| a.bundle_id == bid.as_str())
-        {
-            return Err(DeviceError::not_found(
-                format!("App {bid} on simulator {}", self.udid),
-                "It is not installed, so there is no data to clear; nothing was launched",
-            )
-            .then(NextStep::ListApps));
-        }
+        self.require_installed(
+            bid,
+            "It is not installed, so there is no data to clear; nothing was launched",
+        )
+        .await?;
         self.stop(bid).await?;
         let out = self
             .simctl_ok(
