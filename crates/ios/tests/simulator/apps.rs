@@ -111,6 +111,54 @@ fn launch_with_locale_foreground_and_terminate() {
 }
 
 #[test]
+fn uninstalling_or_clearing_a_missing_app_says_so_and_touches_nothing() {
+    run(async {
+        let h = Harness::new();
+        let dev = h.device().await;
+        h.clear_log();
+        let missing = app("com.example.missing");
+        let e = dev.uninstall_app(&missing).await.unwrap_err();
+        let msg = e.to_string();
+        assert!(
+            msg.contains("com.example.missing") && msg.contains("not installed"),
+            "{msg}"
+        );
+        let clear = LaunchOptions {
+            clear_state: true,
+            ..Default::default()
+        };
+        let e = dev.launch_app(&missing, &clear).await.unwrap_err();
+        let msg = e.to_string();
+        assert!(msg.contains("no data to clear"), "{msg}");
+        for e in [
+            dev.uninstall_app(&missing).await.unwrap_err(),
+            dev.launch_app(&missing, &clear).await.unwrap_err(),
+        ] {
+            assert!(
+                matches!(
+                    e,
+                    DeviceError::NotFound {
+                        next: Some(NextStep::ListApps),
+                        ..
+                    }
+                ),
+                "{e:?}"
+            );
+        }
+        if !real() {
+            // Only the app list was read: nothing uninstalled, launched or terminated.
+            let changed: Vec<String> = h
+                .commands()
+                .iter()
+                .map(|c| c.argv.join(" "))
+                .filter(|c| !c.contains("listapps"))
+                .collect();
+            assert!(changed.is_empty(), "{changed:?}");
+        }
+    });
+}
+
+#[test]
 fn launching_a_missing_app_says_so() {
     // real-capable
     run(async {
