@@ -9,25 +9,19 @@ const QWEN: &str = "com.alibaba.qwen";
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_simulator_app_launches_cleared_with_privacy_and_arguments() {
-    if std::env::var(REAL_ENV).is_ok_and(|v| v == "1") {
+    let Some(mac) = Mac::fake_with(|state, dir| {
+        state.home = dir.join("home").display().to_string();
+        state.simulators[0].app_data.insert(
+            QWEN.into(),
+            [(
+                "Library/Preferences/session.plist".to_string(),
+                "logged-in".to_string(),
+            )]
+            .into(),
+        );
+    }) else {
         return;
-    }
-    let mac = Mac::fake();
-    let Mac::Fake { dir, .. } = &mac else {
-        unreachable!()
     };
-    let state_path = dir.path().join("state.json");
-    let mut state = read_state(&state_path).unwrap();
-    state.home = dir.path().join("home").display().to_string();
-    state.simulators[0].app_data.insert(
-        QWEN.into(),
-        [(
-            "Library/Preferences/session.plist".to_string(),
-            "logged-in".to_string(),
-        )]
-        .into(),
-    );
-    state.save(&state_path).unwrap();
     tokio::time::timeout(Duration::from_secs(240), async {
         let (args, no_adb) = mac.without_android();
         let mut env = mac.env();

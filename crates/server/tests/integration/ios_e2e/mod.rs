@@ -124,6 +124,24 @@ impl Mac {
         Mac::Fake { dir, expect }
     }
 
+    /// The fake toolchain with its state file changed by `edit` (given the state and the
+    /// fake's folder) before the server starts; `None` when the suite runs against a real
+    /// Mac, where the state cannot be set.
+    fn fake_with(edit: impl FnOnce(&mut fake_xcode::IosState, &Path)) -> Option<Mac> {
+        if std::env::var(REAL_ENV).is_ok_and(|v| v == "1") {
+            return None;
+        }
+        let mac = Mac::fake();
+        let Mac::Fake { dir, .. } = &mac else {
+            unreachable!()
+        };
+        let state_path = dir.path().join("state.json");
+        let mut state = read_state(&state_path).unwrap();
+        edit(&mut state, dir.path());
+        state.save(&state_path).unwrap();
+        Some(mac)
+    }
+
     async fn real() -> Mac {
         let xcrun = std::env::var("MOBILE_MCP_XCRUN").unwrap_or_else(|_| "xcrun".into());
         let idb = std::env::var("MOBILE_MCP_IDB").unwrap_or_else(|_| "idb".into());

@@ -7,17 +7,9 @@ use fake_xcode::{IDB_1_1, SPRINGBOARD};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn idb_1_1_home_screen_rotation_typing_and_url_prompt() {
-    if std::env::var(REAL_ENV).is_ok_and(|v| v == "1") {
+    let Some(mac) = Mac::fake_with(|state, _| state.idb_version = IDB_1_1.into()) else {
         return;
-    }
-    let mac = Mac::fake();
-    let Mac::Fake { dir, .. } = &mac else {
-        unreachable!()
     };
-    let state_path = dir.path().join("state.json");
-    let mut state = read_state(&state_path).unwrap();
-    state.idb_version = IDB_1_1.into();
-    state.save(&state_path).unwrap();
     tokio::time::timeout(Duration::from_secs(240), async {
         let (mut args, no_adb) = mac.without_android();
         args.extend(["--allow-url-scheme".to_string(), "qwen".to_string()]);

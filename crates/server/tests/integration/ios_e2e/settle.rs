@@ -6,19 +6,13 @@ use super::*;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_tap_returns_the_settled_new_screen_on_a_simulator() {
-    if std::env::var(REAL_ENV).is_ok_and(|v| v == "1") {
+    let Some(mac) = Mac::fake_with(|state, _| {
+        for s in &mut state.simulators {
+            s.transition_ms = 400;
+        }
+    }) else {
         return;
-    }
-    let mac = Mac::fake();
-    let Mac::Fake { dir, .. } = &mac else {
-        unreachable!()
     };
-    let state_path = dir.path().join("state.json");
-    let mut state = read_state(&state_path).unwrap();
-    for s in &mut state.simulators {
-        s.transition_ms = 400;
-    }
-    state.save(&state_path).unwrap();
     tokio::time::timeout(Duration::from_secs(240), async {
         let (args, no_adb) = mac.without_android();
         let mut env = mac.env();
