@@ -75,11 +75,13 @@ fn taps_at(phone: &PhoneHandle, x: f64, y: f64) -> usize {
         .count()
 }
 
+/// Screenshots the phone has been asked for: `screencap` lines other than the settle
+/// wait's frame hash (`screencap | sha1sum`, Android 11 and earlier).
 fn screencaps(phone: &PhoneHandle) -> usize {
     phone
         .commands()
         .iter()
-        .filter(|r| r.command.contains("screencap"))
+        .filter(|r| r.command.contains("screencap") && !r.command.contains("sha1sum"))
         .count()
 }
 
@@ -148,7 +150,11 @@ pub(super) async fn stall_rounds(
             }
             let shots = screencaps(phone);
             let cancelled = attempt(session.request(&cancel_call));
-            let cancel = async {
+            // The cancel goes once the cancelled screenshot, the only one in flight, has
+            // reached the phone: the server has the call then, and the cancel cannot
+            // overtake it (a cancel for a request the server has not seen is ignored, as
+            // the MCP specification allows). Only then do the other two start.
+            let rest = async {
                 if !until(|| screencaps(phone) > shots).await {
                     faults.add("a screenshot during a stall never reached the phone".into());
                 }
@@ -164,14 +170,16 @@ pub(super) async fn stall_rounds(
                         r.status, r.body
                     ));
                 }
+                let dropped = attempt(
+                    session
+                        .request(&drop_call)
+                        .timeout(Duration::from_millis(500)),
+                );
+                let left = session.send(&left_call);
+                tokio::join!(dropped, left)
             };
-            let dropped = attempt(
-                session
-                    .request(&drop_call)
-                    .timeout(Duration::from_millis(500)),
-            );
-            let left = session.send(&left_call);
-            tokio::join!(cancelled, cancel, dropped, left)
+            let (cancelled, (dropped, left)) = tokio::join!(cancelled, rest);
+            (cancelled, (), dropped, left)
         };
         let (tap, (cancelled, (), dropped, left)) = tokio::join!(tap, during);
         if let Some(r) = result_of(&tap, "tap as the phone stalls", faults) {
