@@ -3,7 +3,7 @@
 //! change between them.
 //!
 //! Not for: taking a fingerprint (backends do, in `Device::screen_fingerprint`) or waiting
-//! for the screen (the server does).
+//! for the screen (`crate::settle` does).
 
 use std::fmt;
 

@@ -4,8 +4,10 @@
 //! This crate holds the [`Device`] trait that every backend (Android, iOS simulator)
 //! implements, the domain types the tools return, the validated input types the tools
 //! take, the [`DeviceRegistry`] that resolves a tool's `device` id, and what a caller asks
-//! of a screenshot ([`ScreenshotOptions`]). It knows nothing of MCP, adb or simctl, and
-//! has no image stack: the pipeline is `mobile-screenshot`.
+//! of a screenshot ([`ScreenshotOptions`]), and the one wait until a screen stops changing
+//! ([`settle`], used by the server after an action and by the flow runner between steps).
+//! It knows nothing of MCP, adb or simctl, and has no image stack: the pipeline is
+//! `mobile-screenshot`.
 //!
 //! Not for: device protocols (see `mobile-android`, `mobile-ios`) or MCP wiring
 //! (see `mobile-mcp`).
@@ -19,7 +21,7 @@
 //! ```
 //!
 //! Crates used: `async-trait` makes the trait object-safe with async methods
-//! (`Arc<dyn Device>`).
+//! (`Arc<dyn Device>`); `tokio` times the settle wait.
 
 mod bounds;
 mod button;
@@ -35,6 +37,7 @@ mod launch;
 mod package;
 mod posture;
 mod registry;
+pub mod settle;
 mod types;
 
 pub use bounds::{

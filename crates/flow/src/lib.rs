@@ -55,7 +55,7 @@ pub use model::*;
 pub use parse::{FlowError, Loader, ReadOptions, read_flow};
 pub use record::{RecordedAction, RecordedStep};
 pub use report::{FlowReport, StepReport, junit};
-pub use runner::{RunOptions, ScreenshotSink, launch_options_from_step, run_flow, settle};
+pub use runner::{RunOptions, ScreenshotSink, launch_options_from_step, run_flow};
 
 #[cfg(test)]
 mod tests;

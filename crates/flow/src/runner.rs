@@ -1,8 +1,8 @@
 //! Running a flow on a device, step by step, through the `Device` trait.
 //!
-//! After each action the runner waits for the screen to settle (the one settle loop of
-//! this crate, [`settle`]: two equal `screen_fingerprint`s in a row, or two equal element
-//! lists where the device has no fingerprint). Look-ups poll the element list until the
+//! After each action the runner waits for the screen to settle with the server's own
+//! wait (`mobile_device::settle`: two equal `screen_fingerprint`s a few frames apart, or
+//! two equal element lists where the device has no fingerprint). Look-ups poll the element list until the
 //! selector finds its element or the step's timeout passes: `assertVisible`,
 //! `assertNotVisible` and every element a command acts on wait up to
 //! [`RunOptions::lookup_timeout`] (Maestro's `lookupTimeoutMs`, 17 s, `Orchestra.kt`);
@@ -37,7 +37,7 @@ pub struct RunOptions {
     pub lookup_timeout: Duration,
     /// The longest settle wait after an action.
     pub settle_timeout: Duration,
-    /// The pause between two looks at the screen while waiting.
+    /// The pause between two element-list look-ups while waiting for an element.
     pub poll: Duration,
     /// Where `takeScreenshot` writes; without one that step fails.
     pub screenshots: Option<ScreenshotSink>,
@@ -564,32 +564,9 @@ impl<'a> Runner<'a> {
     /// Waits until two looks at the screen in a row are equal, at most `timeout`;
     /// whether it settled.
     async fn settle(&self, timeout: Duration) -> bool {
-        settle(self.d, timeout, self.o.poll).await
-    }
-}
-
-/// The runner's one settle loop: two equal `screen_fingerprint`s in a row (or two equal
-/// element lists where the device has none), at most `timeout`.
-pub async fn settle(d: &dyn Device, timeout: Duration, poll: Duration) -> bool {
-    let deadline = Instant::now() + timeout;
-    let gap = poll.min(Duration::from_millis(100));
-    let mut last: Option<String> = None;
-    loop {
-        let now = match d.screen_fingerprint().await {
-            Ok(fp) => Some(format!("{fp:?}")),
-            Err(DeviceError::Unsupported { .. }) => {
-                d.list_elements().await.ok().map(|l| format!("{l:?}"))
-            }
-            Err(_) => None,
-        };
-        if now.is_some() && now == last {
-            return true;
-        }
-        if Instant::now() >= deadline {
-            return false;
-        }
-        last = now;
-        tokio::time::sleep(gap).await;
+        mobile_device::settle::settle_device(self.d, timeout)
+            .await
+            .settled
     }
 }
 

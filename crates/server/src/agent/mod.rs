@@ -1,8 +1,8 @@
 //! The agent loop: what lets an agent act and see the result in one call, and name what
 //! it saw.
 //!
-//! After an action the server waits until the screen stops changing ([`settle`](mod@settle)) and
-//! reports what it shows ([`observe`]: the change list since the agent's last look, the
+//! After an action the server waits until the screen stops changing (`mobile_device::settle`,
+//! under the call's deadline) and reports what it shows ([`observe`]: the change list since the agent's last look, the
 //! whole list or a screenshot). Every element list the tools show or act on is numbered
 //! here ([`refs`]: `@eN` refs given by the server alone, kept by an element while it stays
 //! on screen). An action's target is a ref, a selector ([`selector`]) or x,y, resolved on
@@ -18,8 +18,7 @@ use std::time::Duration;
 
 use base64::Engine;
 use mobile_device::{
-    Device, DeviceError, Element, OutputFormat, ScreenFingerprint, ScreenshotOptions, SettleSignal,
-    excerpt,
+    Device, Element, OutputFormat, ScreenFingerprint, ScreenshotOptions, SettleSignal, excerpt,
 };
 use mobile_screenshot as screenshot;
 use rmcp::RoleServer;
@@ -29,9 +28,9 @@ use serde_json::json;
 
 use crate::params::{AfterAction, Observe};
 use crate::tools::{Failure, MobileServer, Outcome};
+use mobile_device::settle::{DEFAULT_SETTLE, Settled, settle_device};
 use observe::diff;
 use selector::short;
-use settle::{DEFAULT_SETTLE, SettleConfig, Settled, settle};
 
 mod aim;
 mod marked;
@@ -39,7 +38,6 @@ mod observe;
 mod record;
 mod refs;
 mod selector;
-mod settle;
 mod turn;
 mod wait;
 
@@ -52,16 +50,6 @@ pub(crate) use turn::Turns;
 /// The longest settle wait a call may ask for.
 const MAX_SETTLE: Duration = Duration::from_secs(30);
 
-/// A hash of an element list (the settle signal where a device has no frame hash).
-fn list_hash(elements: &[Element]) -> ScreenFingerprint {
-    use std::hash::{Hash, Hasher};
-    let mut h = std::collections::hash_map::DefaultHasher::new();
-    serde_json::to_string(elements)
-        .unwrap_or_default()
-        .hash(&mut h);
-    ScreenFingerprint::new(SettleSignal::ElementList, format!("{:016x}", h.finish()))
-}
-
 impl MobileServer {
     /// Waits until the screen of `d` stops changing, at most `timeout`.
     pub(crate) async fn settle_screen(
@@ -70,35 +58,7 @@ impl MobileServer {
         d: &Arc<dyn Device>,
         timeout: Duration,
     ) -> Result<Settled, Failure> {
-        let work = async {
-            let start = std::time::Instant::now();
-            // The first sample also says which signal the device has.
-            let probe = d.screen_fingerprint().await;
-            let signal = match &probe {
-                Err(DeviceError::Unsupported { .. }) => SettleSignal::ElementList,
-                Ok(fp) => fp.signal(),
-                Err(_) => SettleSignal::FrameHash,
-            };
-            let cfg = SettleConfig {
-                timeout,
-                gap: settle::gap(signal),
-            };
-            Ok(if signal != SettleSignal::ElementList {
-                let first = probe.map_err(|e| e.to_string());
-                settle(cfg, signal.name(), start, Some(first), || async {
-                    d.screen_fingerprint().await.map_err(|e| e.to_string())
-                })
-                .await
-            } else {
-                settle(cfg, signal.name(), start, None, || async {
-                    d.list_elements()
-                        .await
-                        .map(|l| list_hash(&l))
-                        .map_err(|e| e.to_string())
-                })
-                .await
-            })
-        };
+        let work = async { Ok(settle_device(d.as_ref(), timeout).await) };
         self.bounded(
             ctx,
             "waiting for the screen to settle",

@@ -1,26 +1,43 @@
-//! Waiting until the screen stops changing after an action, bounded.
+//! Waiting until the screen stops changing after an action, bounded: the one settle
+//! mechanism, used by the server's tools after an action and by the flow runner between
+//! steps.
 //!
-//! The signal is a fingerprint of the screen ([`mobile_device::Device::screen_fingerprint`]:
-//! on Android 12 and later the list of display frames SurfaceFlinger composed, hashed on
-//! the phone (`dumpsys SurfaceFlinger --frametimeline -all | sha1sum`; a fingerprint of
+//! The signal is a fingerprint of the screen ([`Device::screen_fingerprint`]: on Android 12
+//! and later the list of display frames SurfaceFlinger composed, hashed on the phone
+//! (`dumpsys SurfaceFlinger --frametimeline -all | sha1sum`; a fingerprint of
 //! [`SettleSignal::FrameTimeline`]), before 12 the frame hashed on the phone (`screencap |
 //! sha1sum`), one round trip and 43 bytes either way; docs/performance.md has the
 //! comparison with pulling frames or dumping the UI tree). Where a device has none, the
 //! fingerprint is a hash of its element list. The screen has settled when two samples
 //! started at least [`SettleConfig::gap`] apart are equal (back to back when a sample
-//! takes longer than the gap); a
-//! screen that keeps changing until the bound is reported as not settled, which is a
-//! fact about the screen, not a failure of the action.
+//! takes longer than the gap); a screen that keeps changing until the bound is reported
+//! as not settled, which is a fact about the screen, not a failure of the action.
+//!
+//! Not for: deadlines or cancellation of the whole wait (the caller bounds
+//! [`settle_device`]; a sample that fails ends the wait as "not checked").
+//!
+//! ```
+//! use std::time::{Duration, Instant};
+//! use mobile_device::settle::{SettleConfig, settle};
+//! use mobile_device::{ScreenFingerprint, SettleSignal};
+//!
+//! let cfg = SettleConfig { timeout: Duration::from_secs(1), gap: Duration::from_millis(1) };
+//! let same = || async { Ok(ScreenFingerprint::new(SettleSignal::FrameHash, "ab")) };
+//! let s = tokio::runtime::Builder::new_current_thread().enable_time().build().unwrap()
+//!     .block_on(settle(cfg, "frame hash", Instant::now(), None, same));
+//! assert!(s.settled);
+//! ```
 
 use std::future::Future;
 use std::time::{Duration, Instant};
 
-use mobile_device::{ScreenFingerprint, SettleSignal};
 use serde::Serialize;
+
+use crate::{Device, DeviceError, Element, ScreenFingerprint, SettleSignal};
 
 /// How the wait runs.
 #[derive(Debug, Clone, Copy)]
-pub(crate) struct SettleConfig {
+pub struct SettleConfig {
     /// The bound: give up after this long.
     pub timeout: Duration,
     /// The least time between two samples; two equal samples this far apart mean the
@@ -29,17 +46,17 @@ pub(crate) struct SettleConfig {
 }
 
 /// The default bound of a settle wait.
-pub(crate) const DEFAULT_SETTLE: Duration = Duration::from_millis(2000);
+pub const DEFAULT_SETTLE: Duration = Duration::from_millis(2000);
 /// The default least time between samples: six frames at 60 Hz.
-pub(crate) const DEFAULT_GAP: Duration = Duration::from_millis(100);
+pub const DEFAULT_GAP: Duration = Duration::from_millis(100);
 /// The least time between two frame-timeline samples: three vsyncs at 60 Hz. Two equal
 /// frame lists mean SurfaceFlinger composed nothing in between (an animation composes at
 /// every vsync it does not drop), a stronger fact than two equal frames, which a slow
 /// animation can show for a while; so a shorter rest is enough.
-pub(crate) const TIMELINE_GAP: Duration = Duration::from_millis(50);
+pub const TIMELINE_GAP: Duration = Duration::from_millis(50);
 
 /// The least time between two samples of `signal`.
-pub(crate) fn gap(signal: SettleSignal) -> Duration {
+pub fn gap(signal: SettleSignal) -> Duration {
     match signal {
         SettleSignal::FrameTimeline => TIMELINE_GAP,
         SettleSignal::FrameHash | SettleSignal::ElementList => DEFAULT_GAP,
@@ -48,7 +65,7 @@ pub(crate) fn gap(signal: SettleSignal) -> Duration {
 
 /// What the wait found.
 #[derive(Debug, Clone, Serialize, PartialEq)]
-pub(crate) struct Settled {
+pub struct Settled {
     /// Whether the screen stopped changing within the bound.
     pub settled: bool,
     /// How long the wait took, in ms.
@@ -70,7 +87,7 @@ pub(crate) struct Settled {
 impl Settled {
     /// A wait that could not look at the screen (a sample timed out or the device failed):
     /// the action stands, and this says the screen was not checked.
-    pub(crate) fn unchecked(start: Instant, error: String) -> Settled {
+    pub fn unchecked(start: Instant, error: String) -> Settled {
         Settled {
             settled: false,
             waited_ms: start.elapsed().as_millis() as u64,
@@ -82,7 +99,7 @@ impl Settled {
     }
 
     /// The line the tool text carries.
-    pub(crate) fn render(&self) -> String {
+    pub fn render(&self) -> String {
         match (&self.error, self.settled) {
             (Some(e), _) => format!("Screen: not checked for settling ({e})"),
             (None, true) => format!("Screen settled after {} ms", self.waited_ms),
@@ -97,7 +114,7 @@ impl Settled {
 /// Samples `fingerprint` until two samples `gap` apart are equal or `timeout` passes.
 /// `start` is when the wait began; `first`, if given, is a sample already taken at the
 /// start (so the wait does not pay for it twice).
-pub(crate) async fn settle<F, Fut>(
+pub async fn settle<F, Fut>(
     cfg: SettleConfig,
     signal: &'static str,
     start: Instant,
@@ -148,6 +165,49 @@ where
             return done(true, samples, None, Some(now_fp));
         }
         last = now_fp;
+    }
+}
+
+/// A hash of an element list (the settle signal where a device has no frame hash).
+pub fn list_hash(elements: &[Element]) -> ScreenFingerprint {
+    use std::hash::{Hash, Hasher};
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    serde_json::to_string(elements)
+        .unwrap_or_default()
+        .hash(&mut h);
+    ScreenFingerprint::new(SettleSignal::ElementList, format!("{:016x}", h.finish()))
+}
+
+/// Waits until the screen of `d` stops changing, at most `timeout` of sampling. The first
+/// sample also says which signal the device has: its fingerprint, or its element list
+/// where it has none ([`DeviceError::Unsupported`]). A sample that hangs is not bounded
+/// here: the caller puts its deadline around the whole wait.
+pub async fn settle_device(d: &dyn Device, timeout: Duration) -> Settled {
+    let start = Instant::now();
+    let probe = d.screen_fingerprint().await;
+    let signal = match &probe {
+        Err(DeviceError::Unsupported { .. }) => SettleSignal::ElementList,
+        Ok(fp) => fp.signal(),
+        Err(_) => SettleSignal::FrameHash,
+    };
+    let cfg = SettleConfig {
+        timeout,
+        gap: gap(signal),
+    };
+    if signal != SettleSignal::ElementList {
+        let first = probe.map_err(|e| e.to_string());
+        settle(cfg, signal.name(), start, Some(first), || async {
+            d.screen_fingerprint().await.map_err(|e| e.to_string())
+        })
+        .await
+    } else {
+        settle(cfg, signal.name(), start, None, || async {
+            d.list_elements()
+                .await
+                .map(|l| list_hash(&l))
+                .map_err(|e| e.to_string())
+        })
+        .await
     }
 }
 
