@@ -111,6 +111,21 @@ pub(super) async fn stall_rounds(
         id += 1;
         id
     };
+    // One screenshot first, as an agent takes before it acts: the first capture on a
+    // phone also lists its displays (once), and that listing, not the capture, would
+    // meet the first stall.
+    let warm = session
+        .send(&call(
+            next(),
+            "mobile_take_screenshot",
+            json!({"device": dev}),
+        ))
+        .await;
+    if let Some(r) = result_of(&warm, "a screenshot before the stalls", faults)
+        && !has_image(&r)
+    {
+        faults.add(format!("a screenshot before the stalls: {}", text_of(&r)));
+    }
     while Instant::now() + STALL < end {
         fig.stalls += 1;
         let r = session
@@ -156,7 +171,10 @@ pub(super) async fn stall_rounds(
             // the MCP specification allows). Only then do the other two start.
             let rest = async {
                 if !until(|| screencaps(phone) > shots).await {
-                    faults.add("a screenshot during a stall never reached the phone".into());
+                    faults.add(format!(
+                        "a screenshot during stall {} never reached the phone",
+                        fig.stalls
+                    ));
                 }
                 let r = session
                     .send(
