@@ -93,13 +93,17 @@ struct Cli {
     #[arg(long, value_name = "DIR")]
     lease_dir: Option<PathBuf>,
 
-    /// A device farm to allocate devices from: stf=URL (DeviceFarmer STF over http); adds the tools mobile_list_remote_devices, mobile_allocate_remote_device and mobile_release_remote_device.
+    /// A device farm to allocate devices from: stf=URL (DeviceFarmer STF, http:// or https://; an https farm's certificate must chain to the system's roots or to --farm-ca-file); adds the tools mobile_list_remote_devices, mobile_allocate_remote_device and mobile_release_remote_device.
     #[arg(long, value_name = "stf=URL", requires = "farm_token_file")]
     farm: Option<String>,
 
     /// File holding the farm's access token (STF: Settings, Keys, Access Tokens).
     #[arg(long, value_name = "PATH")]
     farm_token_file: Option<PathBuf>,
+
+    /// PEM file of CA certificates to trust for an https farm, besides the system's roots (a farm behind an internal CA).
+    #[arg(long, value_name = "PATH", requires = "farm")]
+    farm_ca_file: Option<PathBuf>,
 
     /// Seconds an allocated farm device may stay idle before the farm frees it by itself (also what frees it if this server dies).
     #[arg(long, default_value_t = 900, value_name = "SECONDS")]
@@ -261,6 +265,7 @@ fn farm(cli: &Cli) -> anyhow::Result<Option<Arc<Farm>>> {
     let farm = Farm::new(FarmConfig {
         spec: spec.clone(),
         token,
+        ca_file: cli.farm_ca_file.clone(),
         adb_server,
         adb_key: cli
             .farm_adb_key

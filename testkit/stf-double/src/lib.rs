@@ -43,6 +43,7 @@ use std::time::{Duration, Instant};
 
 mod api;
 mod proxy;
+mod tls;
 
 /// One device of the farm.
 #[derive(Debug, Clone)]
@@ -91,6 +92,9 @@ pub struct Config {
     pub group_timeout: Duration,
     /// The port to listen on (0: any free one).
     pub port: u16,
+    /// Serve https, with a certificate for `localhost` and `127.0.0.1` signed by a CA made
+    /// at start ([`StfDouble::ca_pem`]).
+    pub tls: bool,
 }
 
 impl Config {
@@ -102,6 +106,7 @@ impl Config {
             devices,
             group_timeout: Duration::from_secs(900),
             port: 0,
+            tls: false,
         }
     }
 }
@@ -171,6 +176,10 @@ fn lock(shared: &Shared) -> MutexGuard<'_, State> {
 pub struct StfDouble {
     url: String,
     shared: Shared,
+    /// The CA's certificate (PEM), in https mode.
+    ca_pem: Option<String>,
+    /// The server name of each TLS handshake that succeeded.
+    server_names: Arc<Mutex<Vec<String>>>,
     stop: Option<tokio::sync::oneshot::Sender<()>>,
     thread: Option<std::thread::JoinHandle<()>>,
 }
@@ -202,7 +211,22 @@ impl StfDouble {
         }));
         let listener = std::net::TcpListener::bind(("127.0.0.1", config.port))?;
         listener.set_nonblocking(true)?;
-        let url = format!("http://{}", listener.local_addr()?);
+        let identity = if config.tls {
+            Some(tls::Identity::new()?)
+        } else {
+            None
+        };
+        let server_names = Arc::new(Mutex::new(Vec::new()));
+        let names = server_names.clone();
+        let ca_pem = identity.as_ref().map(|i| i.ca_pem.clone());
+        let addr = listener.local_addr()?;
+        let port = addr.port();
+        // https by name, so that the name checked and sent (SNI) is a host name.
+        let url = if config.tls {
+            format!("https://localhost:{port}")
+        } else {
+            format!("http://127.0.0.1:{port}")
+        };
         let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
         let (ready_tx, ready_rx) = std::sync::mpsc::channel();
         let state = shared.clone();
@@ -230,10 +254,20 @@ impl StfDouble {
                     let _ = ready_tx.send(Ok(()));
                     let reaper = tokio::spawn(reap(state.clone()));
                     let app = api::router(state.clone());
-                    let serve = axum::serve(listener, app).with_graceful_shutdown(async {
+                    let stopped = async {
                         let _ = stopped.await;
-                    });
-                    let _ = serve.await;
+                    };
+                    match identity {
+                        None => {
+                            let serve = axum::serve(listener, app);
+                            let _ = serve.with_graceful_shutdown(stopped).await;
+                        }
+                        Some(identity) => {
+                            let listener = tls::TlsListener::new(listener, addr, &identity, names);
+                            let serve = axum::serve(listener, app);
+                            let _ = serve.with_graceful_shutdown(stopped).await;
+                        }
+                    }
                     reaper.abort();
                     // Forwarders are tasks of this runtime: end them with it.
                     for s in &mut lock(&state).slots {
@@ -247,14 +281,30 @@ impl StfDouble {
         Ok(StfDouble {
             url,
             shared,
+            ca_pem,
+            server_names,
             stop: Some(stop),
             thread: Some(thread),
         })
     }
 
-    /// `http://127.0.0.1:PORT`; the API is under `/api/v1`.
+    /// `http://127.0.0.1:PORT`, or `https://localhost:PORT` in https mode; the API is
+    /// under `/api/v1`.
     pub fn url(&self) -> String {
         self.url.clone()
+    }
+
+    /// The CA certificate (PEM) the https mode's certificate chains to.
+    pub fn ca_pem(&self) -> Option<String> {
+        self.ca_pem.clone()
+    }
+
+    /// The server name (SNI) each successful TLS handshake asked for, in order.
+    pub fn server_names(&self) -> Vec<String> {
+        self.server_names
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone()
     }
 
     /// The email of the device's owner, if it is leased.

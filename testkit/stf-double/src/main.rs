@@ -1,6 +1,7 @@
 //! `stf-double`: the STF API double with virtual phones behind it, for
 //! `scripts/stf-contract.sh` and for trying `--farm` by hand. Prints
-//! `listening on http://HOST:PORT` on stdout, then serves until killed.
+//! `listening on http://HOST:PORT` (or `https://…` with `--tls-ca-out`) on stdout, then
+//! serves until killed.
 
 use std::time::Duration;
 
@@ -23,6 +24,9 @@ struct Args {
     /// Idle timeout of a lease taken without one, in milliseconds.
     #[arg(long, default_value_t = 900_000)]
     group_timeout_ms: u64,
+    /// Serve https, and write the CA certificate its certificate chains to (PEM) here.
+    #[arg(long, value_name = "PATH")]
+    tls_ca_out: Option<std::path::PathBuf>,
 }
 
 fn main() -> anyhow::Result<()> {
@@ -41,7 +45,11 @@ fn main() -> anyhow::Result<()> {
     let mut config = Config::new(&args.token, devices);
     config.port = args.port;
     config.group_timeout = Duration::from_millis(args.group_timeout_ms);
+    config.tls = args.tls_ca_out.is_some();
     let stf = StfDouble::start(config)?;
+    if let (Some(path), Some(pem)) = (&args.tls_ca_out, stf.ca_pem()) {
+        std::fs::write(path, pem)?;
+    }
     #[allow(clippy::print_stdout)] // the one line a script reads
     {
         println!("listening on {}", stf.url());

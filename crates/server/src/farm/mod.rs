@@ -1,6 +1,6 @@
 //! Device farms: phones on other machines that a farm lends, reached through our adb server
 //! once lent. One kind today, DeviceFarmer STF (`--farm stf=URL --farm-token-file PATH`,
-//! client in [`stf`]).
+//! client in [`stf`], over http or https, TLS in [`tls`]).
 //!
 //! Allocating a device: STF leases it to the token's user with an idle timeout (STF frees
 //! it by itself after that long without activity), our adb server's public key is
@@ -21,6 +21,7 @@ use std::sync::Mutex;
 use std::time::Duration;
 
 pub(crate) mod stf;
+mod tls;
 
 use stf::{StfClient, StfDevice, StfError};
 
@@ -31,6 +32,8 @@ pub struct FarmConfig {
     pub spec: String,
     /// The access token.
     pub token: String,
+    /// PEM certificates trusted besides the system's roots, for an https farm.
+    pub ca_file: Option<PathBuf>,
     /// The adb server remote devices are connected on.
     pub adb_server: SocketAddrV4,
     /// Our adb server's public key file (`adbkey.pub`), registered with the farm.
@@ -121,7 +124,8 @@ impl Farm {
         })?;
         check_token(&config.token)?;
         Ok(Farm {
-            stf: StfClient::new(url, &config.token).map_err(|e| format!("--farm: {e}"))?,
+            stf: StfClient::new(url, &config.token, config.ca_file.as_deref())
+                .map_err(|e| format!("--farm: {e}"))?,
             adb_server: config.adb_server,
             adb_key: config.adb_key,
             idle: config.idle,
@@ -387,6 +391,12 @@ impl Farm {
         match e {
             StfError::Unreachable(why) => format!(
                 "Cannot reach the farm at {url} ({why}). Check the --farm address and that STF is up."
+            ),
+            StfError::Untrusted(host, why) => format!(
+                "The farm at {url} was not reached: the TLS certificate {host} presented is not trusted ({why}). If the farm uses an internal certificate authority, give its CA certificate (PEM) with --farm-ca-file and restart the server; if it was issued for another name, use that name in --farm."
+            ),
+            StfError::Handshake(host, why) => format!(
+                "Cannot reach the farm at {url}: the TLS handshake with {host} failed ({why}). Check that the --farm address speaks https at that port."
             ),
             StfError::Unauthorized(why) => format!(
                 "The farm at {url} refused the access token ({why}). Create an access token in STF (Settings, Keys, Access Tokens), put it in the --farm-token-file, and restart the server."

@@ -1,16 +1,19 @@
 //! A client of DeviceFarmer STF's REST API (Swagger 2.0, `basePath /api/v1`; STF's
-//! `lib/units/api/swagger/api_v1.yaml`, copied in `fixtures/stf/`), over plain HTTP with
-//! hyper's HTTP/1 client (no TLS: see [`StfClient::new`]). Every request carries
+//! `lib/units/api/swagger/api_v1.yaml`, copied in `fixtures/stf/`), over HTTP or HTTPS
+//! ([`super::tls`]) with hyper's HTTP/1 client, one connection per request. Every request carries
 //! `Authorization: Bearer TOKEN` (`lib/units/api/helpers/securityHandlers.js`) and is
 //! bounded by [`REQUEST_TIMEOUT`]; STF answers `{success, description}` bodies
 //! (`lib/units/api/controllers/user.js`), and the description is kept for the error.
 
+use std::path::Path;
 use std::time::Duration;
 
 use bytes::Bytes;
 use http::{Method, Request, StatusCode};
 use http_body_util::{BodyExt, Full};
 use serde_json::{Value, json};
+
+use super::tls::{Tls, TlsFailure};
 
 /// How long one STF request may take. STF itself waits up to 5 s for a device to answer
 /// (`user.js`: the 504 timers), so this leaves room for it.
@@ -21,6 +24,10 @@ pub(crate) const REQUEST_TIMEOUT: Duration = Duration::from_secs(20);
 pub(crate) enum StfError {
     /// Nothing answered at the address.
     Unreachable(String),
+    /// https: the farm's certificate (for the host) was refused, and why.
+    Untrusted(String, String),
+    /// https: the TLS handshake with the host failed otherwise.
+    Handshake(String, String),
     /// 401: the token was refused.
     Unauthorized(String),
     /// 403: the device is someone else's, or not available.
@@ -35,12 +42,16 @@ pub(crate) enum StfError {
 #[derive(Debug, Clone)]
 pub(crate) struct StfClient {
     /// `host:port` to connect to.
+    connect_to: String,
+    /// `host[:port]` as the URL gives it, the `Host` header.
     authority: String,
     /// The API's path prefix, `/api/v1` under the URL's path.
     base: String,
     /// The URL as given, for messages.
     pub(crate) url: String,
     token: String,
+    /// For an `https://` farm.
+    tls: Option<Tls>,
 }
 
 /// A device as `GET /devices` lists it (`fields=serial,model,…`).
@@ -62,38 +73,47 @@ pub(crate) struct StfDevice {
 }
 
 impl StfClient {
-    /// A client of the STF at `url` (`http://HOST[:PORT][/PATH]`).
+    /// A client of the STF at `url` (`http[s]://HOST[:PORT][/PATH]`; ports 80 and 443 by
+    /// default). An https farm's certificate must chain to the system's roots or to one in
+    /// `ca_file` (PEM).
     ///
     /// # Errors
     ///
-    /// An URL that is not `http://` (https needs TLS, which this build does not speak: put
-    /// a TLS-terminating proxy or an SSH tunnel on this machine and give its `http://`
-    /// address), or one without a host.
-    pub(crate) fn new(url: &str, token: &str) -> Result<StfClient, String> {
+    /// An URL that is neither `http://` nor `https://`, one without a host, a `ca_file`
+    /// for an http farm, or TLS that cannot be set up ([`Tls::new`]).
+    pub(crate) fn new(url: &str, token: &str, ca_file: Option<&Path>) -> Result<StfClient, String> {
         let given = url.trim().trim_end_matches('/');
-        let Some(rest) = given.strip_prefix("http://") else {
-            return Err(if given.starts_with("https://") {
-                format!(
-                    "{given}: https is not supported yet; reach STF over http through an SSH tunnel or a local TLS-terminating proxy (e.g. ssh -L 7100:localhost:80 stf-host, then --farm stf=http://127.0.0.1:7100)"
-                )
-            } else {
-                format!("{given}: expected http://HOST[:PORT][/PATH]")
-            });
+        let (rest, https) = if let Some(r) = given.strip_prefix("https://") {
+            (r, true)
+        } else if let Some(r) = given.strip_prefix("http://") {
+            (r, false)
+        } else {
+            return Err(format!("{given}: expected http[s]://HOST[:PORT][/PATH]"));
         };
         let (authority, path) = match rest.split_once('/') {
             Some((a, p)) => (a, format!("/{p}")),
             None => (rest, String::new()),
         };
-        if authority.is_empty() {
+        let (host, port) = split_authority(authority);
+        if host.is_empty() || host == "[]" {
             return Err(format!("{given}: no host"));
         }
-        let authority = if authority
-            .rsplit_once(':')
-            .is_some_and(|(_, p)| p.parse::<u16>().is_ok())
-        {
-            authority.to_string()
-        } else {
-            format!("{authority}:80")
+        let port = match port {
+            Some(p) => p
+                .parse::<u16>()
+                .map_err(|_| format!("{given}: {p} is not a port"))?,
+            None if https => 443,
+            None => 80,
+        };
+        let tls = match (https, ca_file) {
+            (true, _) => Some(Tls::new(host, ca_file).map_err(|e| format!("{given}: {e}"))?),
+            (false, Some(f)) => {
+                return Err(format!(
+                    "--farm-ca-file {} is for an https farm; {given} is http",
+                    f.display()
+                ));
+            }
+            (false, None) => None,
         };
         let base = if path.ends_with("/api/v1") {
             path
@@ -101,10 +121,12 @@ impl StfClient {
             format!("{path}/api/v1")
         };
         Ok(StfClient {
-            authority,
+            connect_to: format!("{host}:{port}"),
+            authority: authority.to_string(),
             base,
             url: given.to_string(),
             token: token.trim().to_string(),
+            tls,
         })
     }
 
@@ -134,15 +156,6 @@ impl StfClient {
         path: &str,
         body: Option<Value>,
     ) -> Result<Value, StfError> {
-        let unreachable = |e: &dyn std::fmt::Display| StfError::Unreachable(e.to_string());
-        let stream = tokio::net::TcpStream::connect(&self.authority)
-            .await
-            .map_err(|e| unreachable(&e))?;
-        let (mut sender, conn) =
-            hyper::client::conn::http1::handshake(hyper_util::rt::TokioIo::new(stream))
-                .await
-                .map_err(|e| unreachable(&e))?;
-        let driver = tokio::spawn(conn);
         let bytes = body.map(|b| b.to_string()).unwrap_or_default();
         let mut req = Request::builder()
             .method(method)
@@ -159,22 +172,19 @@ impl StfClient {
         let req = req
             .body(Full::new(Bytes::from(bytes)))
             .map_err(|e| StfError::Other(0, e.to_string()))?;
-        let resp = sender.send_request(req).await.map_err(|e| unreachable(&e));
-        let resp = match resp {
-            Ok(r) => r,
-            Err(e) => {
-                driver.abort();
-                return Err(e);
+        let stream = tokio::net::TcpStream::connect(&self.connect_to)
+            .await
+            .map_err(|e| StfError::Unreachable(e.to_string()))?;
+        let (status, body) = match &self.tls {
+            None => exchange(stream, req).await?,
+            Some(tls) => {
+                let stream = tls.connect(stream).await.map_err(|f| match f {
+                    TlsFailure::Untrusted(why) => StfError::Untrusted(tls.host.clone(), why),
+                    TlsFailure::Handshake(why) => StfError::Handshake(tls.host.clone(), why),
+                })?;
+                exchange(stream, req).await?
             }
         };
-        let status = resp.status();
-        let body = resp
-            .into_body()
-            .collect()
-            .await
-            .map(|c| c.to_bytes())
-            .unwrap_or_default();
-        driver.abort();
         let json: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
         if status.is_success() {
             return Ok(json);
@@ -272,6 +282,52 @@ impl StfClient {
     }
 }
 
+/// One request and its answer over `io` (plain TCP or TLS), on hyper's HTTP/1 client.
+async fn exchange<I>(io: I, req: Request<Full<Bytes>>) -> Result<(StatusCode, Bytes), StfError>
+where
+    I: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin + Send + 'static,
+{
+    let unreachable = |e: &dyn std::fmt::Display| StfError::Unreachable(e.to_string());
+    let (mut sender, conn) =
+        hyper::client::conn::http1::handshake(hyper_util::rt::TokioIo::new(io))
+            .await
+            .map_err(|e| unreachable(&e))?;
+    let driver = tokio::spawn(conn);
+    let resp = match sender.send_request(req).await {
+        Ok(r) => r,
+        Err(e) => {
+            driver.abort();
+            return Err(unreachable(&e));
+        }
+    };
+    let status = resp.status();
+    let body = resp
+        .into_body()
+        .collect()
+        .await
+        .map(|c| c.to_bytes())
+        .unwrap_or_default();
+    driver.abort();
+    Ok((status, body))
+}
+
+/// `HOST[:PORT]` split; an IPv6 host keeps its brackets (`[::1]:7100`).
+fn split_authority(authority: &str) -> (&str, Option<&str>) {
+    if authority.starts_with('[') {
+        return match authority.split_once(']') {
+            Some((h, rest)) => (
+                &authority[..=h.len()],
+                rest.strip_prefix(':').filter(|p| !p.is_empty()),
+            ),
+            None => (authority, None),
+        };
+    }
+    match authority.rsplit_once(':') {
+        Some((h, p)) => (h, Some(p)),
+        None => (authority, None),
+    }
+}
+
 /// A path segment with everything but unreserved characters percent-encoded.
 fn segment(s: &str) -> String {
     s.bytes()
@@ -320,23 +376,62 @@ mod tests {
 
     #[test]
     fn urls() {
-        let c = StfClient::new("http://stf.lan:7100/", "t").unwrap();
+        let at = |url| {
+            let c = StfClient::new(url, "t", None).unwrap();
+            (c.connect_to, c.authority, c.base, c.tls.is_some())
+        };
+        let s = String::from;
         assert_eq!(
-            (c.authority.as_str(), c.base.as_str()),
-            ("stf.lan:7100", "/api/v1")
+            at("http://stf.lan:7100/"),
+            (s("stf.lan:7100"), s("stf.lan:7100"), s("/api/v1"), false)
         );
-        let c = StfClient::new("http://10.0.0.2/stf/api/v1", "t").unwrap();
         assert_eq!(
-            (c.authority.as_str(), c.base.as_str()),
-            ("10.0.0.2:80", "/stf/api/v1")
+            at("http://10.0.0.2/stf/api/v1"),
+            (s("10.0.0.2:80"), s("10.0.0.2"), s("/stf/api/v1"), false)
+        );
+        // https: port 443 unless given; the URL's host is the name checked.
+        let ca = tempfile::tempdir().unwrap();
+        let pem = ca.path().join("ca.pem");
+        std::fs::write(&pem, TEST_CA).unwrap();
+        let tls = |url| StfClient::new(url, "t", Some(&pem)).unwrap();
+        let c = tls("https://stf.example.org");
+        assert_eq!(c.connect_to, "stf.example.org:443");
+        assert_eq!(
+            c.tls.as_ref().map(|t| t.host.as_str()),
+            Some("stf.example.org")
+        );
+        let c = tls("https://[::1]:8443/stf");
+        assert_eq!(
+            (c.connect_to.as_str(), c.base.as_str()),
+            ("[::1]:8443", "/stf/api/v1")
+        );
+        assert!(StfClient::new("stf.lan", "t", None).is_err());
+        assert!(
+            StfClient::new("https://:443", "t", None)
+                .unwrap_err()
+                .contains("no host")
         );
         assert!(
-            StfClient::new("https://stf.example.org", "t")
+            StfClient::new("http://stf.lan", "t", Some(&pem))
                 .unwrap_err()
-                .contains("SSH tunnel")
+                .contains("is for an https farm")
         );
-        assert!(StfClient::new("stf.lan", "t").is_err());
     }
+
+    /// A self-signed CA certificate, only parsed here (`openssl req -x509 -newkey ec
+    /// -pkeyopt ec_paramgen_curve:P-256 -nodes -subj /CN=test-ca -days 3650`).
+    const TEST_CA: &str = "\
+-----BEGIN CERTIFICATE-----\n\
+MIIBeDCCAR+gAwIBAgIUBHDlOa0w+UUaj9JJ3rwYUGeO+xUwCgYIKoZIzj0EAwIw\n\
+EjEQMA4GA1UEAwwHdGVzdC1jYTAeFw0yNjEyMDIxNTM1NTZaFw0zNjExMjkxNTM1\n\
+NTZaMBIxEDAOBgNVBAMMB3Rlc3QtY2EwWTATBgcqhkjOPQIBBggqhkjOPQMBBwNC\n\
+AATSJ/Vvu2MdGitFNvqUuZM+tLsDd2XvSxY/IFwhCGWJEDV8qf/6Yrtr8APyEXBx\n\
+BBg5dDpVi25QyoieegUpazaUo1MwUTAdBgNVHQ4EFgQUrHFnsVfnUI7zhBM6QktH\n\
+fUYBOEUwHwYDVR0jBBgwFoAUrHFnsVfnUI7zhBM6QktHfUYBOEUwDwYDVR0TAQH/\n\
+BAUwAwEB/zAKBggqhkjOPQQDAgNHADBEAiBwmoRjCm9OH9WZg0ErBfmprB4vGlqW\n\
+7He8Qk5//9SAbQIge1LGb0K7LV5kvvx3b0oNEnZ6Tu2QtWQWy8dTUlxrOs8=\n\
+-----END CERTIFICATE-----\n\
+";
 
     #[test]
     fn device_states() {

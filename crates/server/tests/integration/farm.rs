@@ -28,20 +28,26 @@ pub(crate) struct FarmRig {
 
 impl FarmRig {
     pub(crate) fn start() -> FarmRig {
+        FarmRig::start_with(false)
+    }
+
+    /// A rig whose farm serves https (`tls`), its CA certificate in the folder's `ca.pem`.
+    pub(crate) fn start_with(tls: bool) -> FarmRig {
         let phone = VirtualPhone::start(PhoneConfig {
             serial: Some(SERIAL.into()),
             ..PhoneConfig::default()
         })
         .expect("start the virtual phone");
-        let stf = StfDouble::start(Config::new(
-            TOKEN,
-            vec![FarmDevice::pixel(SERIAL, phone.addr())],
-        ))
-        .expect("start the STF double");
+        let mut config = Config::new(TOKEN, vec![FarmDevice::pixel(SERIAL, phone.addr())]);
+        config.tls = tls;
+        let stf = StfDouble::start(config).expect("start the STF double");
         let adb = PrivateAdbServer::start().expect("start a private adb server");
         let dir = tempfile::tempdir().unwrap();
         std::fs::write(dir.path().join("token"), format!("{TOKEN}\n")).unwrap();
         std::fs::write(dir.path().join("bad-token"), "not-the-token\n").unwrap();
+        if let Some(ca) = stf.ca_pem() {
+            std::fs::write(dir.path().join("ca.pem"), ca).unwrap();
+        }
         FarmRig {
             phone,
             stf,
@@ -111,16 +117,96 @@ fn taps(phone: &PhoneHandle) -> Vec<String> {
 }
 
 async fn spawn(rig: &FarmRig, url: &str, token_file: &str) -> McpChild {
-    let args = rig.args_with(900, url, token_file);
+    spawn_with(rig, url, token_file, &[]).await
+}
+
+/// [`spawn`] with more arguments.
+async fn spawn_with(rig: &FarmRig, url: &str, token_file: &str, more: &[String]) -> McpChild {
+    let mut args = rig.args_with(900, url, token_file);
+    args.extend_from_slice(more);
     let args: Vec<&str> = args.iter().map(String::as_str).collect();
     McpChild::spawn(crate::SERVER, &args, &rig.adb.env()).await
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn list_allocate_act_and_release_a_farm_device() {
+    tokio::time::timeout(
+        DEADLINE,
+        list_allocate_act_and_release(FarmRig::start(), &[]),
+    )
+    .await
+    .expect("within the deadline");
+}
+
+/// The same over https, the farm's certificate signed by a CA given with --farm-ca-file:
+/// every handshake asked for the URL's host by name (SNI).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_https_farm_with_its_ca_file() {
     tokio::time::timeout(DEADLINE, async {
-        let rig = FarmRig::start();
+        let rig = FarmRig::start_with(true);
+        assert!(rig.stf.url().starts_with("https://localhost:"));
+        let ca = [
+            "--farm-ca-file".to_string(),
+            rig.dir.path().join("ca.pem").display().to_string(),
+        ];
+        let rig = list_allocate_act_and_release(rig, &ca).await;
+        let names = rig.stf.server_names();
+        // list, add, key, remoteConnect, list (release, twice), DELETE ×2
+        assert!(names.len() >= 5, "{names:?}");
+        assert!(names.iter().all(|n| n == "localhost"), "{names:?}");
+    })
+    .await
+    .expect("within the deadline");
+}
+
+/// Without the CA, the farm's certificate is refused before any request is sent (the
+/// token never leaves), and the error names the host and --farm-ca-file; an https URL at
+/// a farm that speaks http fails its handshake, saying so.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_https_farm_whose_certificate_is_not_trusted() {
+    tokio::time::timeout(DEADLINE, async {
+        let rig = FarmRig::start_with(true);
         let mcp = spawn(&rig, &rig.stf.url(), "token").await;
+        let r = mcp.call("mobile_list_remote_devices", json!({})).await;
+        assert_eq!(r.is_error, Some(true));
+        let t = text_of(&r);
+        assert!(
+            t.contains("TLS certificate localhost presented is not trusted")
+                && t.contains("does not trust")
+                && t.contains("--farm-ca-file"),
+            "{t}"
+        );
+        assert!(rig.stf.events().is_empty(), "{:?}", rig.stf.events());
+        assert!(rig.stf.server_names().is_empty());
+        let _ = mcp.client.cancel().await;
+
+        let plain = StfDouble::start(Config::new(TOKEN, vec![])).expect("an http double");
+        let port = plain.url().rsplit(':').next().unwrap().to_string();
+        let url = format!("https://127.0.0.1:{port}");
+        let ca = [
+            "--farm-ca-file".to_string(),
+            rig.dir.path().join("ca.pem").display().to_string(),
+        ];
+        let mcp = spawn_with(&rig, &url, "token", &ca).await;
+        let r = mcp.call("mobile_list_remote_devices", json!({})).await;
+        assert_eq!(r.is_error, Some(true));
+        let t = text_of(&r);
+        assert!(
+            t.contains("TLS handshake with 127.0.0.1 failed") && t.contains("speaks https"),
+            "{t}"
+        );
+        assert!(plain.events().is_empty(), "{:?}", plain.events());
+        let _ = mcp.client.cancel().await;
+    })
+    .await
+    .expect("within the deadline");
+}
+
+/// Lists, allocates, acts on and releases the rig's device through the tools, with `more`
+/// server arguments; checks what the farm and the phone saw.
+async fn list_allocate_act_and_release(rig: FarmRig, more: &[String]) -> FarmRig {
+    {
+        let mcp = spawn_with(&rig, &rig.stf.url(), "token", more).await;
 
         let listed = mcp.call("mobile_list_remote_devices", json!({})).await;
         let s = listed.structured_content.clone().expect("structured");
@@ -208,9 +294,8 @@ async fn list_allocate_act_and_release_a_farm_device() {
             text_of(&again)
         );
         let _ = mcp.client.cancel().await;
-    })
-    .await
-    .expect("within the deadline");
+    }
+    rig
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
