@@ -3,7 +3,9 @@
 //!
 //! - **In this process** a [`LeaseBook`] maps a device id to the session holding it and
 //!   since when. A session takes the lease on its first call that resolves the device
-//!   (`MobileServer::device`, the one place tools resolve one); listing devices takes none.
+//!   (`MobileServer::device`, the one place tools resolve one); listing devices takes none,
+//!   and says which devices other sessions of this process hold
+//!   ([`SessionLeases::in_use_by_others`]).
 //!   Each session holds a [`SessionLeases`]; when the session's last handle is dropped
 //!   (HTTP DELETE, idle expiry, the stdio client's EOF, the process stopping) its leases
 //!   are given back.
@@ -162,6 +164,15 @@ impl LeaseBook {
         Ok(())
     }
 
+    /// The devices sessions other than `session` hold in this process, and since when.
+    fn others(&self, session: u64) -> HashMap<String, SystemTime> {
+        self.lock()
+            .iter()
+            .filter(|(_, h)| h.session != session)
+            .map(|(id, h)| (id.clone(), h.since))
+            .collect()
+    }
+
     fn release(&self, session: u64, id: &str) {
         let mut held = self.lock();
         if held.get(id).is_some_and(|h| h.session == session) {
@@ -192,6 +203,25 @@ impl SessionLeases {
     /// Leases `device` to this session, or says who holds it and since when.
     pub(crate) fn take(&self, device: &dyn Device) -> Result<(), String> {
         self.book.take(self.id, device)
+    }
+
+    /// What the device listing says of each device another session of this process holds:
+    /// `in use by another session of this server since HH:MM:SS UTC`, by device id. A
+    /// snapshot of this process's book (one lookup under its lock). Leases of other
+    /// processes are not shown: whether a lease file is locked can only be learnt by
+    /// locking it, which would refuse that process's own taker meanwhile.
+    pub(crate) fn in_use_by_others(&self) -> HashMap<String, String> {
+        self.book
+            .others(self.id)
+            .into_iter()
+            .map(|(id, since)| {
+                let note = format!(
+                    "in use by another session of this server since {}; use another device",
+                    clock(since)
+                );
+                (id, note)
+            })
+            .collect()
     }
 
     /// Gives back this session's lease of the device `id`, if it holds one.
@@ -335,7 +365,17 @@ mod tests {
         let why = b.take(&Phone("p1")).unwrap_err();
         assert!(why.contains("in use by another session"), "{why}");
         b.take(&Phone("p2")).unwrap();
+        // Each sees what the other holds, never its own.
+        let seen = b.in_use_by_others();
+        assert_eq!(seen.keys().collect::<Vec<_>>(), ["p1"]);
+        assert!(
+            seen["p1"].starts_with("in use by another session of this server since ")
+                && seen["p1"].contains(" UTC"),
+            "{seen:?}"
+        );
+        assert_eq!(a.in_use_by_others().keys().collect::<Vec<_>>(), ["p2"]);
         drop(a);
+        assert!(b.in_use_by_others().is_empty());
         b.take(&Phone("p1")).unwrap();
     }
 

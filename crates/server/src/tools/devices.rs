@@ -14,15 +14,25 @@ use crate::params::*;
 impl MobileServer {
     #[tool(
         name = "mobile_list_available_devices",
-        description = "List the Android devices and emulators and the iOS simulators this server can reach, with the id every other tool takes as `device`. Devices that are offline, unauthorized or shut down are listed with a hint. Costs nothing on the devices.",
+        description = "List the Android devices and emulators and the iOS simulators this server can reach, with the id every other tool takes as `device`. Devices that are offline, unauthorized or shut down, or in use by another session, are listed with a hint. Costs nothing on the devices.",
         annotations(title = "List devices", read_only_hint = true, destructive_hint = false, idempotent_hint = true, open_world_hint = false),
         output_schema = schema_for_output::<Listing>()
     )]
     async fn list_devices(&self, ctx: RequestContext<RoleServer>) -> Outcome {
-        let listing = tokio::select! {
+        let mut listing = tokio::select! {
             l = self.registry.list() => l,
             _ = ctx.ct.cancelled() => return Err(Failure("listing devices was cancelled".into())),
         };
+        // A device another session holds is not usable here: its hint says so.
+        let mut taken = self.leases.in_use_by_others();
+        for d in &mut listing.devices {
+            if let Some(note) = taken.remove(&d.id) {
+                d.hint = Some(match d.hint.take() {
+                    Some(h) => format!("{h}; {note}"),
+                    None => note,
+                });
+            }
+        }
         structured(render_devices(&listing), &listing)
     }
 

@@ -1,7 +1,7 @@
 //! Device leases over HTTP: a phone one session uses is refused to another session (of the
 //! same server, or of a second server on the same adb server) with who holds it and since
-//! when, and is the other's as soon as the first session ends; `--share-devices` lets
-//! sessions share it. What reached the phone is read from the phone's own command log.
+//! when, and is the other's as soon as the first session ends; the other session's device
+//! listing says so; `--share-devices` lets sessions share it. What reached the phone is read from the phone's own command log.
 
 use serde_json::{Value, json};
 use virtual_phone::{AdbFrontEnd, PhoneConfig, PhoneHandle, VirtualPhone};
@@ -49,6 +49,26 @@ async fn delete(server_mcp: &str, session: &Session) {
     assert!(del.status().is_success(), "{}", del.status());
 }
 
+/// The hint `session`'s device listing gives `device` (empty when none), and the listing's
+/// text line for it.
+async fn listed(session: &Session, device: &str) -> (String, String) {
+    let l = result(
+        &session
+            .send(&call(90, "mobile_list_available_devices", json!({})))
+            .await,
+    );
+    let d = &l["structuredContent"]["devices"][0];
+    assert_eq!(d["id"], device, "{l}");
+    let hint = d["hint"].as_str().unwrap_or("").to_string();
+    let text = text_of(&l);
+    let line = text
+        .lines()
+        .find(|l| l.starts_with(&format!("- {device}: ")))
+        .unwrap_or_else(|| panic!("no line for {device}: {text}"))
+        .to_string();
+    (hint, line)
+}
+
 /// Taps with `session` until it is not refused for a lease, at most 50 tries: a session's
 /// end is noticed by its server once its DELETE is answered, not necessarily before.
 async fn tap_until_leased(session: &Session, device: &str, x: u32) -> Value {
@@ -83,6 +103,15 @@ async fn a_second_session_is_refused_until_the_first_ends() {
         }
         let first = result(&a.send(&tap(3, &device, 101)).await);
         assert_ne!(first["isError"], true, "{first}");
+        // B's listing says the phone is another session's, and since when; A's does not.
+        let (hint, line) = listed(&b, &device).await;
+        assert!(
+            hint.starts_with("in use by another session of this server since ")
+                && hint.contains(" UTC"),
+            "{hint}"
+        );
+        assert!(line.ends_with(&format!(" — {hint}")), "{line}");
+        assert_eq!(listed(&a, &device).await.0, "", "A holds it");
         let refused = result(&b.send(&tap(3, &device, 202)).await);
         assert_eq!(refused["isError"], true, "{refused}");
         let why = text_of(&refused);
@@ -107,6 +136,7 @@ async fn a_second_session_is_refused_until_the_first_ends() {
         let got = tap_until_leased(&b, &device, 204).await;
         assert_ne!(got["isError"], true, "{got}");
         assert_eq!(taps(&phone), ["101 300", "103 300", "204 300"]);
+        assert_eq!(listed(&b, &device).await.0, "", "B holds it now");
     })
     .await;
 }
