@@ -1,8 +1,10 @@
 //! The input tools: taps, long presses, swipes, buttons and typing.
 
+use std::future::Future;
+use std::sync::Arc;
 use std::time::Duration;
 
-use mobile_device::{Button, GestureMillis, swipe_path};
+use mobile_device::{Button, Device, GestureMillis, Point, swipe_path};
 use rmcp::handler::server::wrapper::Parameters;
 use rmcp::service::RequestContext;
 use rmcp::{RoleServer, tool, tool_router};
@@ -30,17 +32,19 @@ impl MobileServer {
         Parameters(p): Parameters<ClickParams>,
         ctx: RequestContext<RoleServer>,
     ) -> Outcome {
-        let aim = p.target.required()?;
-        let d = self.device(&ctx, &p.device).await?;
-        let turn = self.turn(&ctx, &d).await?;
-        let (aimed, lookup) = self.aim(&ctx, &d, &[&aim]).await?;
-        let (at, what) = (aimed[0].at, &aimed[0].what);
-        self.run(&ctx, "tapping", d.tap(at)).await?;
-        drop(turn);
-        self.record(&d, Rec::Tap { at }, aimed.first(), lookup.as_ref());
-        let first = format!("Tapped at ({}, {}){what}", at.x, at.y);
-        self.after_action_seen(&ctx, &d, first, &p.after, lookup)
-            .await
+        self.act_at(
+            &ctx,
+            (&p.device, &p.target, &p.after),
+            "tapping",
+            |d, at| async move { d.tap(at).await },
+            |at, what| {
+                (
+                    Rec::Tap { at },
+                    format!("Tapped at ({}, {}){what}", at.x, at.y),
+                )
+            },
+        )
+        .await
     }
 
     #[tool(
@@ -59,17 +63,17 @@ impl MobileServer {
         Parameters(p): Parameters<PointParams>,
         ctx: RequestContext<RoleServer>,
     ) -> Outcome {
-        let aim = p.target.required()?;
-        let d = self.device(&ctx, &p.device).await?;
-        let turn = self.turn(&ctx, &d).await?;
-        let (aimed, lookup) = self.aim(&ctx, &d, &[&aim]).await?;
-        let (at, what) = (aimed[0].at, &aimed[0].what);
-        self.run(&ctx, "double tapping", d.double_tap(at)).await?;
-        drop(turn);
-        self.record(&d, Rec::DoubleTap { at }, aimed.first(), lookup.as_ref());
-        let first = format!("Double-tapped at ({}, {}){what}", at.x, at.y);
-        self.after_action_seen(&ctx, &d, first, &p.after, lookup)
-            .await
+        self.act_at(
+            &ctx,
+            (&p.device, &p.target, &p.after),
+            "double tapping",
+            |d, at| async move { d.double_tap(at).await },
+            |at, what| {
+                let first = format!("Double-tapped at ({}, {}){what}", at.x, at.y);
+                (Rec::DoubleTap { at }, first)
+            },
+        )
+        .await
     }
 
     #[tool(
@@ -88,32 +92,21 @@ impl MobileServer {
         Parameters(p): Parameters<LongPressParams>,
         ctx: RequestContext<RoleServer>,
     ) -> Outcome {
-        let aim = p.target.required()?;
         let dur = p
             .duration
             .map_or(Duration::from_millis(500), GestureMillis::get);
-        let d = self.device(&ctx, &p.device).await?;
-        let turn = self.turn(&ctx, &d).await?;
-        let (aimed, lookup) = self.aim(&ctx, &d, &[&aim]).await?;
-        let (at, what) = (aimed[0].at, &aimed[0].what);
-        self.run(&ctx, "long pressing", d.long_press(at, dur))
-            .await?;
-        drop(turn);
-        let millis = dur.as_millis() as u64;
-        self.record(
-            &d,
-            Rec::LongPress { at, millis },
-            aimed.first(),
-            lookup.as_ref(),
-        );
-        let first = format!(
-            "Long-pressed at ({}, {}){what} for {} ms",
-            at.x,
-            at.y,
-            dur.as_millis()
-        );
-        self.after_action_seen(&ctx, &d, first, &p.after, lookup)
-            .await
+        self.act_at(
+            &ctx,
+            (&p.device, &p.target, &p.after),
+            "long pressing",
+            |d, at| async move { d.long_press(at, dur).await },
+            |at, what| {
+                let millis = dur.as_millis() as u64;
+                let first = format!("Long-pressed at ({}, {}){what} for {millis} ms", at.x, at.y);
+                (Rec::LongPress { at, millis }, first)
+            },
+        )
+        .await
     }
 
     #[tool(
@@ -292,5 +285,34 @@ impl MobileServer {
         );
         self.after_action_seen(&ctx, &d, first, &p.after, lookup)
             .await
+    }
+}
+
+impl MobileServer {
+    /// An action at one element or point (a tap, double tap or long press): the look-up
+    /// and `act` in one turn on the device, then the recorded step and the result's first
+    /// line (`step`, from the point and the aimed element's description) and the screen
+    /// after it.
+    async fn act_at<Fut>(
+        &self,
+        ctx: &RequestContext<RoleServer>,
+        (device, target, after): (&str, &Target, &AfterAction),
+        doing: &str,
+        act: impl FnOnce(Arc<dyn Device>, Point) -> Fut,
+        step: impl FnOnce(Point, &str) -> (Rec, String),
+    ) -> Outcome
+    where
+        Fut: Future<Output = mobile_device::Result<()>>,
+    {
+        let aim = target.required()?;
+        let d = self.device(ctx, device).await?;
+        let turn = self.turn(ctx, &d).await?;
+        let (aimed, lookup) = self.aim(ctx, &d, &[&aim]).await?;
+        let at = aimed[0].at;
+        self.run(ctx, doing, act(d.clone(), at)).await?;
+        drop(turn);
+        let (rec, first) = step(at, &aimed[0].what);
+        self.record(&d, rec, aimed.first(), lookup.as_ref());
+        self.after_action_seen(ctx, &d, first, after, lookup).await
     }
 }
