@@ -91,6 +91,38 @@ impl MobileServer {
         after: &AfterAction,
         lookup: Option<Lookup>,
     ) -> Outcome {
+        self.observe_after(ctx, d, first, after, lookup, None).await
+    }
+
+    /// [`Self::after_action`] for typing: when the change list since the agent's last
+    /// look is empty, the result says the text may have gone nowhere. `input text` on
+    /// Android injects key events whatever has the focus (AOSP `InputShellCommand`), so a
+    /// phone with no focused field, or locked, takes them without an error; a field that
+    /// took the text shows it in the next element list (a password field, masked or
+    /// not, may not).
+    pub(crate) async fn after_typing(
+        &self,
+        ctx: &RequestContext<RoleServer>,
+        d: &Arc<dyn Device>,
+        first: String,
+        after: &AfterAction,
+    ) -> Outcome {
+        let note = "Nothing on screen changed after typing: if no field had the focus (or the phone is locked) the text went nowhere. Tap the field first (mobile_list_elements_on_screen shows which is focused); a password field may not show what it holds.";
+        self.observe_after(ctx, d, first, after, None, Some(note))
+            .await
+    }
+
+    /// The result after an action (see [`Self::after_action`]); `unchanged` is a line
+    /// added when the change list is empty.
+    async fn observe_after(
+        &self,
+        ctx: &RequestContext<RoleServer>,
+        d: &Arc<dyn Device>,
+        first: String,
+        after: &AfterAction,
+        lookup: Option<Lookup>,
+        unchanged: Option<&str>,
+    ) -> Outcome {
         // `observe: "none"` is the bare action (as the peer performs it): no wait unless
         // settleTimeoutMs asks for one.
         let default = if after.observe == Some(Observe::None) {
@@ -135,6 +167,9 @@ impl MobileServer {
                             let changes =
                                 diff(before.as_ref().map(|o| o.elements.as_slice()), &now);
                             lines.push(changes.render());
+                            if let Some(note) = unchanged.filter(|_| changes.is_empty()) {
+                                lines.push(note.to_string());
+                            }
                             structured["changes"] = json!(changes);
                         }
                         self.recorder.observed(d.id(), &now);

@@ -166,6 +166,15 @@ fn line(sign: &str, e: &Element) -> String {
 }
 
 impl Changes {
+    /// Whether the screen shows what the agent last saw: nothing added, removed or
+    /// changed (a first look, which lists every element, is not empty).
+    pub(crate) fn is_empty(&self) -> bool {
+        !self.new_screen
+            && self.added.is_empty()
+            && self.removed.is_empty()
+            && self.changed.is_empty()
+    }
+
     /// The change list as text, one element per line.
     pub(crate) fn render(&self) -> String {
         if self.new_screen {
@@ -179,7 +188,7 @@ impl Changes {
             }
             return s;
         }
-        if self.added.is_empty() && self.removed.is_empty() && self.changed.is_empty() {
+        if self.is_empty() {
             return format!("No change on screen ({} elements).", self.total);
         }
         let mut s = format!(

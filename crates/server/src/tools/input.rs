@@ -241,7 +241,7 @@ impl MobileServer {
             p.text.chars().count(),
             if p.submit { " and pressed ENTER" } else { "" }
         );
-        self.after_action(&ctx, &d, first, &p.after).await
+        self.after_typing(&ctx, &d, first, &p.after).await
     }
 
     #[tool(

@@ -16,6 +16,7 @@ mod refs;
 mod scripted;
 mod signal;
 mod targets;
+mod typing;
 
 const DEADLINE: Duration = Duration::from_secs(240);
 
