@@ -250,7 +250,7 @@ async fn every_method_through_a_private_adb_server() {
         );
         assert_eq!(ev[3..], [InputEvent::Tap { x: 10.0, y: 20.0 }, InputEvent::Tap { x: 10.0, y: 20.0 }]);
         let e = d.press_button(Button::Siri).await.unwrap_err();
-        assert!(e.to_string().contains("HOME, BACK"), "{e}");
+        assert!(e.to_string().contains("HOME, ENTER, DEL, BACK"), "{e}");
         assert!(d.tap(Point::new(-1, 5)).await.is_err());
 
         // Orientation.

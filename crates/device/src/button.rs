@@ -4,7 +4,8 @@
 //! Each name is what both platforms' tools already call the button: on Android the key
 //! event is `KEYCODE_` + the name (`android.view.KeyEvent`'s constants, which `input
 //! keyevent` takes), on an iOS simulator the name is idb's (`idb ui button`, fb-idb's
-//! `HIDButtonType`: APPLE_PAY, HOME, LOCK, SIDE_BUTTON, SIRI). A backend presses a button
+//! `HIDButtonType`: APPLE_PAY, HOME, LOCK, SIDE_BUTTON, SIRI), and the keyboard's ENTER
+//! and DEL are keys there (`idb ui key` with their HID usages). A backend presses a button
 //! only where [`Button::exists_on`] says it exists, and names the others with
 //! [`Button::names_on`].
 //!
@@ -27,7 +28,7 @@ pub enum Button {
     Back,
     /// The menu key.
     Menu,
-    /// Enter on the keyboard.
+    /// Enter on the keyboard (iOS: the Return key, HID usage 40).
     Enter,
     /// Volume up.
     VolumeUp,
@@ -35,7 +36,8 @@ pub enum Button {
     VolumeDown,
     /// Power (sleep/wake).
     Power,
-    /// Delete the character before the cursor (Android's `KEYCODE_DEL`, the backspace key).
+    /// Delete the character before the cursor (Android's `KEYCODE_DEL`, the backspace key;
+    /// iOS: the keyboard's Delete, HID usage 42).
     Delete,
     /// D-pad up (Android TV).
     DpadUp,
@@ -101,13 +103,13 @@ impl Button {
     /// buttons derive from it.
     pub const TABLE: [(Button, &'static str, ButtonScope); BUTTON_COUNT] = [
         (Button::Home, "HOME", ButtonScope::Any),
+        (Button::Enter, "ENTER", ButtonScope::Any),
+        (Button::Delete, "DEL", ButtonScope::Any),
         (Button::Back, "BACK", ButtonScope::Android),
         (Button::Menu, "MENU", ButtonScope::Android),
-        (Button::Enter, "ENTER", ButtonScope::Android),
         (Button::VolumeUp, "VOLUME_UP", ButtonScope::Android),
         (Button::VolumeDown, "VOLUME_DOWN", ButtonScope::Android),
         (Button::Power, "POWER", ButtonScope::Android),
-        (Button::Delete, "DEL", ButtonScope::Android),
         (Button::DpadUp, "DPAD_UP", ButtonScope::AndroidTv),
         (Button::DpadDown, "DPAD_DOWN", ButtonScope::AndroidTv),
         (Button::DpadLeft, "DPAD_LEFT", ButtonScope::AndroidTv),
@@ -183,7 +185,7 @@ impl Button {
             .unwrap_or(&Self::TABLE[0])
     }
 
-    /// The buttons for a description, grouped by where they exist: `HOME, BACK (Android),
+    /// The buttons for a description, grouped by where they exist: `HOME, ENTER, DEL (Android, iOS), BACK (Android),
     /// …, DPAD_UP/DOWN/… (Android TV); LOCK, … (iOS)`. Names of one scoped group that
     /// share a `PREFIX_` are written `PREFIX_A/B`; `family_sep` separates the Android
     /// buttons from the iOS ones.
@@ -271,7 +273,7 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(
-            err.starts_with("Unknown button \"REBOOT\". Use one of: HOME, BACK"),
+            err.starts_with("Unknown button \"REBOOT\". Use one of: HOME, ENTER, DEL, BACK"),
             "{err}"
         );
         assert!(serde_json::from_value::<Button>(serde_json::json!(3)).is_err());
@@ -293,7 +295,7 @@ mod tests {
     fn descriptions_group_the_buttons_by_platform() {
         assert_eq!(
             Button::describe_all("; "),
-            "HOME (Android, iOS), BACK, MENU, ENTER, VOLUME_UP, VOLUME_DOWN, POWER, DEL (Android), \
+            "HOME, ENTER, DEL (Android, iOS), BACK, MENU, VOLUME_UP, VOLUME_DOWN, POWER (Android), \
              DPAD_UP/DOWN/LEFT/RIGHT/CENTER (Android TV); LOCK, SIDE_BUTTON, SIRI, APPLE_PAY (iOS)"
         );
     }
@@ -310,16 +312,17 @@ mod tests {
         }
         assert_eq!(
             Button::names_on(Platform::Android),
-            "HOME, BACK, MENU, ENTER, VOLUME_UP, VOLUME_DOWN, POWER, DEL, \
+            "HOME, ENTER, DEL, BACK, MENU, VOLUME_UP, VOLUME_DOWN, POWER, \
              DPAD_UP, DPAD_DOWN, DPAD_LEFT, DPAD_RIGHT, DPAD_CENTER"
         );
-        // fb-idb's HIDButtonType, in table order.
+        // fb-idb's HIDButtonType and the keyboard's two keys, in table order.
         assert_eq!(
             Button::names_on(Platform::Ios),
-            "HOME, LOCK, SIDE_BUTTON, SIRI, APPLE_PAY"
+            "HOME, ENTER, DEL, LOCK, SIDE_BUTTON, SIRI, APPLE_PAY"
         );
         assert!(Button::Home.exists_on(Platform::Ios));
-        assert!(!Button::Enter.exists_on(Platform::Ios));
+        assert!(Button::Enter.exists_on(Platform::Ios));
+        assert!(!Button::Back.exists_on(Platform::Ios));
         assert!(!Button::Siri.exists_on(Platform::Android));
     }
 }

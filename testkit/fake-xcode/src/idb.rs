@@ -363,6 +363,14 @@ pub(crate) fn run(state: &mut IosState, args: &[String]) -> Reply {
                 if sim.type_text(&text) {
                     sim.gestures.push("paste".into());
                 }
+            } else if let Ok(usage) = code.parse::<u32>() {
+                // 42 is the keyboard's Delete (backspace) in the USB HID usage tables:
+                // the focused field loses its last character. Return (40) and the rest
+                // are only recorded.
+                if usage == 42 {
+                    sim.backspace();
+                }
+                sim.keys.push(usage);
             }
             Reply::ok()
         }

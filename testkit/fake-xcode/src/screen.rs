@@ -182,6 +182,32 @@ impl Simulator {
         }
         go(elements, text)
     }
+
+    /// The keyboard's Delete: the focused field loses its last character. Whether a field
+    /// had the focus.
+    pub fn backspace(&mut self) -> bool {
+        let Some(key) = self.screen_key() else {
+            return false;
+        };
+        let Some(elements) = self.screens.get_mut(&key) else {
+            return false;
+        };
+        fn go(es: &mut [UiElement]) -> bool {
+            for e in es {
+                if e.focused {
+                    if let Some(v) = e.value.as_mut() {
+                        v.pop();
+                    }
+                    return true;
+                }
+                if go(&mut e.children) {
+                    return true;
+                }
+            }
+            false
+        }
+        go(elements)
+    }
 }
 
 fn hit_path(es: &[UiElement], x: f64, y: f64) -> Option<Vec<usize>> {

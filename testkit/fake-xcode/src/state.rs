@@ -131,6 +131,9 @@ pub struct Simulator {
     /// Buttons pressed through idb, in order.
     #[serde(default)]
     pub buttons: Vec<String>,
+    /// Keys pressed through `idb ui key` (HID usages), in order.
+    #[serde(default)]
+    pub keys: Vec<u32>,
     /// How many more `describe-all` calls answer with the empty one-element tree idb
     /// gives right after a launch (set by tests).
     #[serde(default)]
@@ -511,6 +514,7 @@ pub fn default_state() -> IosState {
             },
         ],
         buttons: Vec::new(),
+        keys: Vec::new(),
         pending_empty_trees: 0,
         screenshot_follows_rotation: false,
         alert: None,

@@ -8,6 +8,11 @@ use mobile_device::{Button, DeviceError, Platform, Point, Result};
 use super::SimulatorDevice;
 use crate::tools::argv;
 
+/// The HID usage of the keyboard's Return key (`idb ui key 40`).
+const KEY_RETURN: &str = "40";
+/// The HID usage of the keyboard's Delete (backspace) key (`idb ui key 42`).
+const KEY_DELETE: &str = "42";
+
 pub(super) fn coord(v: i32, axis: &str) -> Result<String> {
     if v < 0 {
         return Err(DeviceError::invalid(format!(
@@ -84,6 +89,7 @@ impl SimulatorDevice {
         self.idb_type_text(text).await
     }
 
+    /// 1 idb call: `idb ui button NAME`, or `idb ui key CODE` for ENTER and DEL.
     pub(super) async fn press_button(&self, button: Button) -> Result<()> {
         // idb's button names (`HIDButtonType`) are the table's (see `Button`).
         let name = button.name();
@@ -95,8 +101,15 @@ impl SimulatorDevice {
             ));
         }
         let _input = self.input.lock().await;
-        self.idb_ok(argv!["ui", "button", name], "pressing a button")
-            .await?;
+        // The keyboard's keys are HID usages (USB HID Usage Tables, keyboard page:
+        // 0x28 Return, 0x2A Delete/Backspace; idb/common/hid.py `KEY_MAP` maps "\n" to
+        // 40), pressed with `idb ui key`; the rest are idb's hardware buttons.
+        let argv = match button {
+            Button::Enter => argv!["ui", "key", KEY_RETURN],
+            Button::Delete => argv!["ui", "key", KEY_DELETE],
+            _ => argv!["ui", "button", name],
+        };
+        self.idb_ok(argv, "pressing a button").await?;
         Ok(())
     }
 }

@@ -113,7 +113,8 @@ fn elements_tap_type_swipe_and_buttons() {
         assert!(matches!(e, DeviceError::Unsupported { .. }));
         let msg = e.to_string();
         assert!(
-            msg.contains("VOLUME_UP") && msg.contains("HOME, LOCK, SIDE_BUTTON, SIRI, APPLE_PAY"),
+            msg.contains("VOLUME_UP")
+                && msg.contains("HOME, ENTER, DEL, LOCK, SIDE_BUTTON, SIRI, APPLE_PAY"),
             "{msg}"
         );
         let e = dev.tap(Point::new(-1, 5)).await.unwrap_err();

@@ -634,7 +634,7 @@ async fn bad_input_is_a_clear_error_and_reaches_no_device() {
         (
             "mobile_press_button",
             json!({"device": "double-1", "button": "REBOOT"}),
-            "Invalid arguments: Unknown button \"REBOOT\". Use one of: HOME, BACK",
+            "Invalid arguments: Unknown button \"REBOOT\". Use one of: HOME, ENTER, DEL, BACK",
         ),
         (
             "mobile_click_on_screen_at_coordinates",

@@ -23,11 +23,7 @@ async fn a_simulator_app_launches_cleared_with_privacy_and_arguments() {
         return;
     };
     tokio::time::timeout(Duration::from_secs(240), async {
-        let (args, no_adb) = mac.without_android();
-        let mut env = mac.env();
-        env.extend(no_adb);
-        let args: Vec<&str> = args.iter().map(String::as_str).collect();
-        let mcp = McpChild::spawn(crate::SERVER, &args, &env).await;
+        let mcp = mac.ios_server(&[]).await;
         let dev = json!(BOOTED_UDID);
         mcp.ok("mobile_launch_app", json!({"device": dev, "packageName": QWEN, "observe": "none"}))
             .await;

@@ -255,6 +255,17 @@ impl Mac {
         }
     }
 
+    /// The server on the simulators alone ([`Self::without_android`]), with `extra`
+    /// arguments.
+    async fn ios_server(&self, extra: &[&str]) -> McpChild {
+        let (mut args, no_adb) = self.without_android();
+        args.extend(extra.iter().map(|a| a.to_string()));
+        let mut env = self.env();
+        env.extend(no_adb);
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        McpChild::spawn(crate::SERVER, &args, &env).await
+    }
+
     /// Hands the commands the fakes received since the last look to `check`, and clears
     /// the log. The real tools keep no such log: `check` is not called.
     fn check_log(&self, check: impl FnOnce(&[LoggedCommand])) {

@@ -11,12 +11,7 @@ async fn idb_1_1_home_screen_rotation_typing_and_url_prompt() {
         return;
     };
     tokio::time::timeout(Duration::from_secs(240), async {
-        let (mut args, no_adb) = mac.without_android();
-        args.extend(["--allow-url-scheme".to_string(), "qwen".to_string()]);
-        let mut env = mac.env();
-        env.extend(no_adb);
-        let args: Vec<&str> = args.iter().map(String::as_str).collect();
-        let mcp = McpChild::spawn(crate::SERVER, &args, &env).await;
+        let mcp = mac.ios_server(&["--allow-url-scheme", "qwen"]).await;
         let dev = json!(BOOTED_UDID);
 
         // The home screen's Application label is " ": still SpringBoard.
@@ -110,11 +105,7 @@ async fn idb_1_5_typing_non_ascii_pastes_and_keeps_the_users_clipboard() {
     }
     let mac = Mac::fake();
     tokio::time::timeout(Duration::from_secs(240), async {
-        let (args, no_adb) = mac.without_android();
-        let mut env = mac.env();
-        env.extend(no_adb);
-        let args: Vec<&str> = args.iter().map(String::as_str).collect();
-        let mcp = McpChild::spawn(crate::SERVER, &args, &env).await;
+        let mcp = mac.ios_server(&[]).await;
         let dev = json!(BOOTED_UDID);
         mcp.ok(
             "mobile_clipboard",
@@ -145,6 +136,61 @@ async fn idb_1_5_typing_non_ascii_pastes_and_keeps_the_users_clipboard() {
             Some("café 世界")
         );
         assert_eq!(sim.clipboard, "the user's copy");
+    })
+    .await
+    .expect("test exceeded its deadline");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn enter_and_delete_are_the_keyboards_keys() {
+    if std::env::var(REAL_ENV).is_ok_and(|v| v == "1") {
+        return;
+    }
+    let mac = Mac::fake();
+    tokio::time::timeout(Duration::from_secs(240), async {
+        let mcp = mac.ios_server(&[]).await;
+        let dev = json!(BOOTED_UDID);
+        let udid = BOOTED_UDID;
+        mcp.ok(
+            "mobile_launch_app",
+            json!({"device": dev, "packageName": "com.alibaba.qwen"}),
+        )
+        .await;
+        let field = mac.fake_sim().screens["com.alibaba.qwen"][1].children[0].clone();
+        mcp.ok(
+            "mobile_click_on_screen_at_coordinates",
+            json!({"device": dev, "x": field.x as i32 + 5, "y": field.y as i32 + 5}),
+        )
+        .await;
+        mac.clear_log();
+        // Typing and submitting: the text, then the Return key (HID usage 40).
+        mcp.ok(
+            "mobile_type_keys",
+            json!({"device": dev, "text": "hello", "submit": true}),
+        )
+        .await;
+        // DEL twice: the keyboard's Delete (HID usage 42), one character each.
+        for _ in 0..2 {
+            mcp.ok(
+                "mobile_press_button",
+                json!({"device": dev, "button": "DEL"}),
+            )
+            .await;
+        }
+        let sim = mac.fake_sim();
+        let value = sim.screens["com.alibaba.qwen"][1].children[0].value.clone();
+        assert_eq!(value.as_deref(), Some("hel"));
+        assert_eq!(sim.keys, vec![40, 42, 42]);
+        mac.check_log(|log| {
+            assert!(
+                has_argv(log, "idb", &["ui", "key", "40", "--udid", udid]),
+                "{log:?}"
+            );
+            assert!(
+                has_argv(log, "idb", &["ui", "key", "42", "--udid", udid]),
+                "{log:?}"
+            );
+        });
     })
     .await
     .expect("test exceeded its deadline");

@@ -14,11 +14,7 @@ async fn a_tap_returns_the_settled_new_screen_on_a_simulator() {
         return;
     };
     tokio::time::timeout(Duration::from_secs(240), async {
-        let (args, no_adb) = mac.without_android();
-        let mut env = mac.env();
-        env.extend(no_adb);
-        let args: Vec<&str> = args.iter().map(String::as_str).collect();
-        let mcp = McpChild::spawn(crate::SERVER, &args, &env).await;
+        let mcp = mac.ios_server(&[]).await;
         let dev = json!(BOOTED_UDID);
         mcp.ok(
             "mobile_launch_app",

@@ -257,7 +257,7 @@ async fn simulators_beside_the_android_phone_and_every_tool_works() {
             .await;
         assert_eq!(e.is_error, Some(true));
         assert!(
-            text_of(&e).contains("HOME, LOCK, SIDE_BUTTON, SIRI, APPLE_PAY"),
+            text_of(&e).contains("HOME, ENTER, DEL, LOCK, SIDE_BUTTON, SIRI, APPLE_PAY"),
             "{}",
             text_of(&e)
         );
