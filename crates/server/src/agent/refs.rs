@@ -37,7 +37,7 @@
 use std::collections::{HashMap, HashSet};
 use std::hash::{Hash, Hasher};
 
-use mobile_device::Element;
+use mobile_device::{Element, Rect};
 
 /// How many refs a device's table gives before it starts afresh.
 const MAX_REFS: usize = 20_000;
@@ -235,6 +235,39 @@ fn rows(elements: &[Element]) -> Vec<Option<String>> {
     out
 }
 
+/// Where a look-alike sat in the last list that showed its base: its ref, its bounds, and
+/// the one-of-a-kind text nearest above it (name and bounds), if any.
+#[derive(Debug, Clone)]
+struct Spot {
+    reference: u64,
+    rect: Rect,
+    above: Option<(String, Rect)>,
+}
+
+impl Spot {
+    fn bytes(&self) -> usize {
+        self.above.as_ref().map_or(0, |(n, _)| n.len()) + 64
+    }
+}
+
+/// The one-of-a-kind text nearest above each element (name and bounds), if any.
+fn above(elements: &[Element]) -> Vec<Option<(String, Rect)>> {
+    let bases: Vec<Base> = elements.iter().map(Base::of).collect();
+    let mut at: HashMap<&Base, Vec<usize>> = HashMap::new();
+    for (i, b) in bases.iter().enumerate() {
+        at.entry(b).or_default().push(i);
+    }
+    let mut out = Vec::with_capacity(elements.len());
+    let mut last = None;
+    for (i, e) in elements.iter().enumerate() {
+        out.push(last.clone());
+        if let Some(name) = landmark(&bases, &at, i) {
+            last = Some((name.to_string(), e.rect));
+        }
+    }
+    out
+}
+
 /// What a ref named when it was given.
 #[derive(Debug, Clone)]
 struct Named {
@@ -252,9 +285,11 @@ pub(crate) struct RefTable {
     named: HashMap<u64, Named>,
     /// The ref last seen under each row title, by base ([`rows`]).
     by_row: HashMap<(Base, String), u64>,
+    /// Where each look-alike base's refs sat in the last list that showed it.
+    shown: HashMap<Base, Vec<Spot>>,
     /// The last ref given (refs are never given twice, also after a fresh start).
     next: u64,
-    /// Bytes of text kept in `by_key`, `named` and `by_row`, roughly.
+    /// Bytes of text kept in `by_key`, `named`, `by_row` and `shown`, roughly.
     bytes: usize,
 }
 
@@ -280,11 +315,17 @@ impl RefTable {
             self.by_key.clear();
             self.named.clear();
             self.by_row.clear();
+            self.shown.clear();
             self.bytes = 0;
         }
         let keys = keys(&elements);
         let rows = rows(&elements);
-        let found: Vec<Option<u64>> = keys
+        // Refs in doubt (an element here whose keys name one gets a new ref, and it may
+        // have had the other): the keys naming them are forgotten, unless an element here
+        // has one, so an old key of that element does not later name two refs. (The row
+        // titles they were seen under stay: they are what refuses a ref that would pass.)
+        let mut forget = Vec::new();
+        let mut found: Vec<Option<u64>> = keys
             .iter()
             .zip(&rows)
             .map(|(ks, row)| {
@@ -302,15 +343,46 @@ impl RefTable {
                     .as_ref()
                     .and_then(|t| self.by_row.get(&(ks[0].base.clone(), t.clone())));
                 match under {
-                    Some(&other) if other != r => None,
+                    Some(&other) if other != r => {
+                        forget.extend([r, other]);
+                        None
+                    }
                     _ => Some(r),
                 }
             })
             .collect();
+        let above = above(&elements);
+        // A look-alike with no row title that sits where another ref of its base sat and
+        // that ref is on no element now: it may be that ref's element, unmoved, and the
+        // row its keys name deleted below it (the deletion looks like a scroll by whole
+        // rows). Neither is trusted, unless it moved with the text above it since its ref
+        // was last seen: it gets a new ref. Refusing one may leave another ref unclaimed:
+        // to a fixed point.
+        while let Some(i) = (0..elements.len()).find(|&i| {
+            let look_alike = !matches!(keys[i][0].place, Place::Alone);
+            found[i].is_some_and(|r| {
+                look_alike
+                    && rows[i].is_none()
+                    && self.unmoved(&elements, &keys, &found, &above, i, r)
+            })
+        }) {
+            forget.extend(found[i].take());
+        }
+        forget.retain(|r| !found.contains(&Some(*r)));
+        if !forget.is_empty() {
+            let mut freed = 0;
+            self.by_key.retain(|k, r| {
+                let keep = !forget.contains(r);
+                freed += if keep { 0 } else { k.bytes() };
+                keep
+            });
+            self.bytes = self.bytes.saturating_sub(freed);
+        }
         let mut claims: HashMap<u64, usize> = HashMap::new();
         for r in found.iter().flatten() {
             *claims.entry(*r).or_insert(0) += 1;
         }
+        let mut given = Vec::with_capacity(elements.len());
         for (((e, ks), found), row) in elements.iter_mut().zip(&keys).zip(found).zip(&rows) {
             let r = match found {
                 Some(r) if claims[&r] == 1 => r,
@@ -344,8 +416,70 @@ impl RefTable {
                 }
             }
             e.reference = format!("@e{r}");
+            given.push(r);
+        }
+        let mut spots: HashMap<Base, Vec<Spot>> = HashMap::new();
+        for (((e, ks), above), r) in elements.iter().zip(&keys).zip(above).zip(given) {
+            if !matches!(ks[0].place, Place::Alone) {
+                spots.entry(ks[0].base.clone()).or_default().push(Spot {
+                    reference: r,
+                    rect: e.rect,
+                    above,
+                });
+            }
+        }
+        for (base, new) in spots {
+            let b = base.bytes() + 48;
+            self.bytes += new.iter().map(Spot::bytes).sum::<usize>();
+            match self.shown.insert(base, new) {
+                Some(old) => {
+                    let old: usize = old.iter().map(Spot::bytes).sum();
+                    self.bytes = self.bytes.saturating_sub(old);
+                }
+                None => self.bytes += b,
+            }
         }
         elements
+    }
+
+    /// Whether element `i`, whose keys name ref `r`, sits where another ref of its base sat
+    /// in the last list that showed the base, that ref named by no element's keys now
+    /// (`found`), and `i` did not move with the text above it since `r` was last seen.
+    fn unmoved(
+        &self,
+        elements: &[Element],
+        keys: &[Vec<Key>],
+        found: &[Option<u64>],
+        above: &[Option<(String, Rect)>],
+        i: usize,
+        r: u64,
+    ) -> bool {
+        let Some(spots) = self.shown.get(&keys[i][0].base) else {
+            return false;
+        };
+        let e = elements[i].rect;
+        let taken = spots
+            .iter()
+            .any(|s| s.rect == e && s.reference != r && !found.contains(&Some(s.reference)));
+        if !taken {
+            return false;
+        }
+        // Moved with the text above it: the same text, shifted as much as the element
+        // since `r` was last seen (a scroll; a fixed toolbar above does not move).
+        let moved = spots.iter().find(|s| s.reference == r).is_some_and(|s| {
+            let (dx, dy) = (e.x - s.rect.x, e.y - s.rect.y);
+            match (&s.above, &above[i]) {
+                (Some((was_name, was)), Some((name, now))) => {
+                    was_name == name
+                        && (dx, dy) != (0, 0)
+                        && (now.x - was.x, now.y - was.y) == (dx, dy)
+                        && (now.width, now.height) == (was.width, was.height)
+                        && (e.width, e.height) == (s.rect.width, s.rect.height)
+                }
+                _ => false,
+            }
+        });
+        !moved
     }
 
     /// What `reference` named when it was given, if it was given here, judged against
@@ -366,146 +500,4 @@ impl RefTable {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use mobile_device::Rect;
-
-    fn el(kind: &str, text: &str, y: i32) -> Element {
-        Element {
-            element_type: kind.into(),
-            text: Some(text.into()),
-            rect: Rect {
-                x: 0,
-                y,
-                width: 100,
-                height: 40,
-            },
-            ..Default::default()
-        }
-    }
-
-    /// A shop list under a toolbar "Shop": each row a title and an "Add to cart" button;
-    /// `partial` is a row whose title has scrolled under the toolbar, its button still on
-    /// screen.
-    fn shop(partial: Option<&str>, rows: &[&str]) -> Vec<Element> {
-        let mut v = vec![el("TextView", "Shop", 0)];
-        let mut y = 100;
-        if partial.is_some() {
-            v.push(el("Button", "Add to cart", y));
-            y += 100;
-        }
-        for r in rows {
-            v.push(el("TextView", r, y));
-            v.push(el("Button", "Add to cart", y + 50));
-            y += 100;
-        }
-        v
-    }
-
-    fn ref_of<'a>(list: &'a [Element], row_title: Option<&str>) -> &'a str {
-        // The button after the title (or the first button for the partial row).
-        let i = match row_title {
-            Some(t) => {
-                list.iter()
-                    .position(|e| e.text.as_deref() == Some(t))
-                    .unwrap()
-                    + 1
-            }
-            None => list
-                .iter()
-                .position(|e| e.text.as_deref() == Some("Add to cart"))
-                .unwrap(),
-        };
-        &list[i].reference
-    }
-
-    #[test]
-    fn a_row_scrolling_off_keeps_its_ref_and_never_passes_it_to_the_next_row() {
-        let mut t = RefTable::default();
-        let s0 = t.number(shop(None, &["Milk", "Eggs", "Bread"]));
-        let milk = ref_of(&s0, Some("Milk")).to_string();
-        let eggs = ref_of(&s0, Some("Eggs")).to_string();
-        // Milk's title scrolls under the toolbar; its button is still on screen.
-        let s1 = t.number(shop(Some("Milk"), &["Eggs", "Bread", "Jam"]));
-        assert_eq!(ref_of(&s1, None), milk, "Milk's button keeps its ref");
-        assert_eq!(ref_of(&s1, Some("Eggs")), eggs);
-        // Milk's button goes, Eggs' title scrolls under the toolbar: Eggs' button is now
-        // first, under the toolbar, where Milk's was.
-        let s2 = t.number(shop(Some("Eggs"), &["Bread", "Jam", "Butter"]));
-        assert_eq!(ref_of(&s2, None), eggs, "Eggs' button keeps its ref");
-        assert!(
-            s2.iter().all(|e| e.reference != milk),
-            "Milk's ref is on no element: {:?}",
-            s2.iter().map(|e| &e.reference).collect::<Vec<_>>()
-        );
-        let f = t.former(&milk, &s2).unwrap();
-        assert_eq!(f.what, "Button \"Add to cart\"");
-        assert!(!f.ambiguous);
-        // Scrolled back: Milk's button comes back with its ref.
-        let back = t.number(shop(None, &["Milk", "Eggs", "Bread"]));
-        assert_eq!(ref_of(&back, Some("Milk")), milk);
-        assert_eq!(ref_of(&back, Some("Eggs")), eggs);
-    }
-
-    #[test]
-    fn a_deleted_rows_ref_never_passes_to_the_row_above() {
-        let mut t = RefTable::default();
-        let s0 = t.number(shop(None, &["Milk", "Eggs", "Bread"]));
-        let milk = ref_of(&s0, Some("Milk")).to_string();
-        let eggs = ref_of(&s0, Some("Eggs")).to_string();
-        let bread = ref_of(&s0, Some("Bread")).to_string();
-        // Eggs' row (title and button) is deleted; Milk's button is the first on screen.
-        let s1 = t.number(shop(None, &["Milk", "Bread"]));
-        assert!(
-            s1.iter().all(|e| e.reference != eggs),
-            "Eggs' ref went to {:?}",
-            s1.iter().find(|e| e.reference == eggs)
-        );
-        let m = ref_of(&s1, Some("Milk"));
-        assert!(
-            m == milk || !s0.iter().any(|e| e.reference == m),
-            "Milk's button got another element's ref {m}"
-        );
-        assert_eq!(ref_of(&s1, Some("Bread")), bread);
-        // Scrolling still keeps refs (the toolbar above the first button is no row).
-        let s2 = t.number(shop(Some("Milk"), &["Bread", "Jam"]));
-        assert_eq!(ref_of(&s2, Some("Bread")), bread);
-    }
-
-    #[test]
-    fn refs_are_unique_in_every_list() {
-        let mut t = RefTable::default();
-        for rows in [
-            &["A", "B", "C"][..],
-            &["B", "C", "D"],
-            &["A", "C", "B"],
-            &["C"],
-            &["C", "C", "A"],
-        ] {
-            let list = t.number(shop(Some("x"), rows));
-            let refs: HashSet<_> = list.iter().map(|e| e.reference.clone()).collect();
-            assert_eq!(refs.len(), list.len(), "{rows:?}");
-        }
-    }
-
-    #[test]
-    fn a_growing_text_keeps_what_the_table_holds_bounded() {
-        // A note typed in 1 KB pieces up to 300 KB: every version is a new identity.
-        let mut t = RefTable::default();
-        let piece = "x".repeat(1024);
-        let mut note = String::new();
-        for _ in 0..300 {
-            note.push_str(&piece);
-            t.number(vec![el("EditText", &note, 100), el("Button", "Save", 200)]);
-        }
-        assert!(
-            t.kept_bytes() < 300 * 1024,
-            "{} bytes kept for 300 versions",
-            t.kept_bytes()
-        );
-        // Two long texts that differ only at the end are still two identities.
-        let a = t.number(vec![el("EditText", &format!("{note}a"), 100)]);
-        let b = t.number(vec![el("EditText", &format!("{note}b"), 100)]);
-        assert_ne!(a[0].reference, b[0].reference);
-    }
-}
+mod tests;
