@@ -235,18 +235,21 @@ fn rows(elements: &[Element]) -> Vec<Option<String>> {
     out
 }
 
-/// Where a look-alike sat in the last list that showed its base: its ref, its bounds, and
-/// the one-of-a-kind text nearest above it (name and bounds), if any.
+/// Where a look-alike sat in the last list that showed its base: its ref, its bounds, the
+/// one-of-a-kind text nearest above it (name and bounds), if any, and its row title.
 #[derive(Debug, Clone)]
 struct Spot {
     reference: u64,
     rect: Rect,
     above: Option<(String, Rect)>,
+    row: Option<String>,
 }
 
 impl Spot {
     fn bytes(&self) -> usize {
-        self.above.as_ref().map_or(0, |(n, _)| n.len()) + 64
+        self.above.as_ref().map_or(0, |(n, _)| n.len())
+            + self.row.as_ref().map_or(0, String::len)
+            + 64
     }
 }
 
@@ -338,13 +341,22 @@ impl RefTable {
                     _ => None,
                 }?;
                 // Under another ref's row title: that ref's row may be the one here (a row
-                // deleted between them), so neither is trusted.
-                let under = row
-                    .as_ref()
-                    .and_then(|t| self.by_row.get(&(ks[0].base.clone(), t.clone())));
+                // deleted between them), so neither is trusted. Under a row title no ref was
+                // seen under, but `r` was last seen under another: a row pulled down into
+                // the place of a deleted one (a list at its end refills), or one renamed.
+                let t = row.as_ref();
+                let under = t.and_then(|t| self.by_row.get(&(ks[0].base.clone(), t.clone())));
+                let was = || {
+                    let spots = self.shown.get(&ks[0].base)?;
+                    spots.iter().find(|s| s.reference == r)?.row.as_ref()
+                };
                 match under {
                     Some(&other) if other != r => {
                         forget.extend([r, other]);
+                        None
+                    }
+                    None if t.is_some() && was().is_some_and(|w| Some(w) != t) => {
+                        forget.push(r);
                         None
                     }
                     _ => Some(r),
@@ -419,12 +431,14 @@ impl RefTable {
             given.push(r);
         }
         let mut spots: HashMap<Base, Vec<Spot>> = HashMap::new();
-        for (((e, ks), above), r) in elements.iter().zip(&keys).zip(above).zip(given) {
+        let placed = elements.iter().zip(&keys).zip(above).zip(given).zip(rows);
+        for ((((e, ks), above), r), row) in placed {
             if !matches!(ks[0].place, Place::Alone) {
                 spots.entry(ks[0].base.clone()).or_default().push(Spot {
                     reference: r,
                     rect: e.rect,
                     above,
+                    row,
                 });
             }
         }

@@ -142,6 +142,25 @@ fn a_deleted_rows_ref_never_passes_to_a_row_above_showing_only_its_button() {
 }
 
 #[test]
+fn a_deleted_rows_ref_never_passes_to_a_row_pulled_down_at_the_end_of_the_list() {
+    let mut t = RefTable::default();
+    // First seen at the end of the list, A's title under the toolbar.
+    let s0 = t.number(shop(80, Some("A"), &["B", "C"]));
+    let b = ref_of(&s0, Some("B")).to_string();
+    let c = ref_of(&s0, Some("C")).to_string();
+    // B's row is deleted; the list, at its end, pulls the rows above down by a row to fill
+    // the screen (LinearLayoutManager fills an end gap): A's title shows, A's button sits
+    // where B's was, before C, which stays.
+    let s1 = t.number(shop(80, Some("Z"), &["A", "C"]));
+    assert!(
+        s1.iter().all(|e| e.reference != b),
+        "B's ref went to {:?}",
+        s1.iter().find(|e| e.reference == b)
+    );
+    assert_eq!(ref_of(&s1, Some("C")), c);
+}
+
+#[test]
 fn a_scroll_by_exactly_one_row_under_a_toolbar_gives_the_first_button_a_new_ref() {
     let mut t = RefTable::default();
     let s0 = t.number(shop(80, Some("A"), &["B", "C", "D"]));
@@ -266,9 +285,10 @@ fn walk(start: u64) {
         scroll = (scroll + by).clamp(0, max.max(0));
     }
     assert!(deleted_under_partial > 10, "{deleted_under_partial}");
-    // A scroll by part of a row keeps every ref; by whole rows at most the first
-    // button's (it sits where the first one was), and a deletion at most the button
-    // above the deleted row's (as the first one, or under its title and before two).
+    // A scroll by part of a row keeps the ref of every button never refused (asserted
+    // above); by whole rows the first button's may go (it sits where the first one was),
+    // and a deletion the button's above the deleted row (the first one, or under its title
+    // and before two).
     let [part, whole, deleted] = renewed;
     assert!(kept > 1000, "{kept}");
     assert!(
