@@ -23,13 +23,22 @@
 //! screen only when it is not the topmost such text, which may be a toolbar) is remembered
 //! per ref ([`rows`]): an element whose keys name a ref but which sits under another ref's
 //! row title gets a new ref, so when a whole row is deleted its look-alike's ref does not
-//! pass to the row above, whose look-alike is then known only by the title below it. The
-//! one case left: when that row above shows only its look-alike (its title scrolled under
-//! a toolbar), the deletion looks like a scroll in one list, and the ref can pass.
+//! pass to the row above, whose look-alike is then known only by the title below it. So
+//! does one under a row title never seen, if its ref was last seen under another (a list
+//! at its end pulls the row above down into the deleted one's place).
+//!
+//! When the row above shows only its look-alike (its title scrolled under a toolbar), the
+//! deletion looks like a scroll by one row. Where each look-alike sat in the last list
+//! that showed its base is remembered ([`Spot`]): a look-alike with no row title whose
+//! keys name a ref but which sits where another ref of its base sat, that ref now on no
+//! element, gets a new ref, unless it moved with the text above it since its ref was last
+//! seen. So the deleted row's ref is refused, and so is the first button's after a scroll
+//! by exactly whole rows under a toolbar (the same screen). The keys of refs in doubt
+//! are forgotten, so they do not later name two refs.
 //!
 //! What the table keeps is bounded: a text is kept as at most [`KEPT_CHARS`] characters
-//! and a hash of the whole, and the table starts afresh past [`MAX_REFS`] refs or
-//! [`MAX_BYTES`] of kept text (then old refs name nothing).
+//! and a hash of the whole, spots only for the last list of each base, and the table starts
+//! afresh past [`MAX_REFS`] refs or [`MAX_BYTES`] of kept text (then old refs name nothing).
 //!
 //! Not for: what the agent last saw or what changed (`observe`), or finding the element a
 //! ref names in a list (`aim`).
