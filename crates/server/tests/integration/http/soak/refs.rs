@@ -188,6 +188,9 @@ pub(super) struct ListFigures {
     pub scrolls: usize,
     /// Rows deleted while their refs were kept.
     pub deleted: usize,
+    /// Of them, rows deleted under a row that showed only its button (its title scrolled
+    /// off): the deletion looks like a scroll by one row.
+    pub deleted_under_button: usize,
 }
 
 /// Taps by `reference`, kept from a list where it named the button of `row`: it must check
@@ -249,9 +252,10 @@ async fn tap_kept(
 /// A long list of look-alike rows (the phone's Cart app, `look_alikes`): scroll by a
 /// few rows at a time, down and back up, keep the refs of every list seen (bounded), and
 /// tap by refs kept one to three scrolls ago; now and then delete the second row on screen
-/// and tap its button's ref and the row above's. Each tap must check the button of the
-/// row the ref named when it was given (the phone's `checked` flags and its input records
-/// say which button a tap hit) or be refused with nothing sent.
+/// (under a first row whose title shows, or one that shows only its button: about half the
+/// scroll positions) and tap its button's ref and the row above's. Each tap must check the
+/// button of the row the ref named when it was given (the phone's `checked` flags and its
+/// input records say which button a tap hit) or be refused with nothing sent.
 pub(super) async fn list_rounds(
     url: &str,
     dev: &str,
@@ -298,21 +302,22 @@ pub(super) async fn list_rounds(
             faults.add(format!("no look-alike rows on the Cart screen: {list}"));
             break;
         }
-        // Now and then a row is deleted (the second on screen, under the first whose title
-        // shows): its button's ref must then be refused, and the row above's must not
-        // land elsewhere.
+        // Now and then a row is deleted (the second on screen, under the first, whose title
+        // may show or may have scrolled off): its button's ref must then be refused, and the
+        // row above's must not land elsewhere.
         if step % 6 == 3
             && let [(above_ref, above), (gone_ref, gone), ..] = now.as_slice()
             && *gone == above + 1
-            && elements
-                .iter()
-                .any(|e| e["text"] == format!("Item {above}"))
         {
             let gone = *gone;
+            let button_only = !elements
+                .iter()
+                .any(|e| e["text"] == format!("Item {above}"));
             let mut deleted = false;
             phone.update_state(|s| deleted = delete_row(s, gone));
             if deleted {
                 fig.deleted += 1;
+                fig.deleted_under_button += usize::from(button_only);
                 for (reference, row) in [(gone_ref.clone(), gone), (above_ref.clone(), *above)] {
                     tap_kept(
                         &session,
