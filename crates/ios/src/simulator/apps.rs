@@ -10,7 +10,7 @@ use mobile_device::{
 };
 
 use super::SimulatorDevice;
-use crate::errors::{self, SimctlFailure, classify_simctl};
+use crate::errors;
 use crate::parse::describe_all::application_label;
 use crate::parse::{InstalledApp, parse_listapps};
 use crate::tools::argv;
@@ -118,19 +118,9 @@ impl SimulatorDevice {
         Ok(())
     }
 
+    /// `simctl terminate` ([`SimulatorDevice::stop`], which a launch's stop-first shares).
     pub(super) async fn terminate_app(&self, app: &AppId) -> Result<()> {
-        let bid = bundle(app)?;
-        let out = self
-            .tools
-            .simctl(argv!["terminate", &self.udid, bid.as_str()], "terminate")
-            .await?;
-        if out.success() || classify_simctl(out.code, &out.stderr) == SimctlFailure::NotRunning {
-            return Ok(());
-        }
-        Err(errors::simctl_error(
-            &self.ctx("terminate", Some(bid.as_str())),
-            &out,
-        ))
+        self.stop(&bundle(app)?).await
     }
 
     /// `simctl install UDID APP`: an `.app` folder (the server's private copy of it), or

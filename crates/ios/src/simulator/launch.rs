@@ -123,8 +123,9 @@ impl SimulatorDevice {
         Ok(report)
     }
 
-    /// `simctl terminate UDID BUNDLE`; an app that is not running is fine.
-    async fn stop(&self, bid: &BundleId) -> Result<()> {
+    /// `simctl terminate UDID BUNDLE`; an app that is not running is fine. The one
+    /// terminate: `terminate_app` and a launch's stop-first both call it.
+    pub(super) async fn stop(&self, bid: &BundleId) -> Result<()> {
         let out = self
             .tools
             .simctl(argv!["terminate", &self.udid, bid.as_str()], "terminate")

@@ -184,10 +184,15 @@ fn sse_messages(body: &str) -> Vec<Value> {
 }
 
 async fn send(req: reqwest::RequestBuilder) -> Reply {
-    let resp = req.send().await.expect("HTTP request");
+    try_send(req).await.expect("HTTP request")
+}
+
+/// One exchange that may fail at the transport (a dropped connection, a client limit).
+async fn try_send(req: reqwest::RequestBuilder) -> Result<Reply, String> {
+    let resp = req.send().await.map_err(|e| e.to_string())?;
     let status = resp.status().as_u16();
     let headers = resp.headers().clone();
-    let body = resp.text().await.expect("body");
+    let body = resp.text().await.map_err(|e| e.to_string())?;
     let ct = headers
         .get("content-type")
         .and_then(|v| v.to_str().ok())
@@ -200,12 +205,12 @@ async fn send(req: reqwest::RequestBuilder) -> Reply {
             .into_iter()
             .collect()
     };
-    Reply {
+    Ok(Reply {
         status,
         headers,
         body,
         messages,
-    }
+    })
 }
 
 /// A POST of one JSON-RPC message with the headers Streamable HTTP asks for.

@@ -5,6 +5,21 @@
 use super::*;
 use fake_xcode::{IDB_1_1, SPRINGBOARD};
 
+/// Opens the fake's Qwen app and taps its text field, which then has the focus.
+async fn focus_qwen_field(mac: &Mac, mcp: &McpChild, dev: &Value) {
+    mcp.ok(
+        "mobile_launch_app",
+        json!({"device": dev, "packageName": "com.alibaba.qwen"}),
+    )
+    .await;
+    let field = mac.fake_sim().screens["com.alibaba.qwen"][1].children[0].clone();
+    mcp.ok(
+        "mobile_click_on_screen_at_coordinates",
+        json!({"device": dev, "x": field.x as i32 + 5, "y": field.y as i32 + 5}),
+    )
+    .await;
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn idb_1_1_home_screen_rotation_typing_and_url_prompt() {
     let Some(mac) = Mac::fake_with(|state, _| state.idb_version = IDB_1_1.into()) else {
@@ -39,17 +54,7 @@ async fn idb_1_1_home_screen_rotation_typing_and_url_prompt() {
         assert_eq!(mac.fake_sim().orientation, "PORTRAIT");
 
         // Open Qwen, focus its field, type text idb has no keys for.
-        mcp.ok(
-            "mobile_launch_app",
-            json!({"device": dev, "packageName": "com.alibaba.qwen"}),
-        )
-        .await;
-        let field = mac.fake_sim().screens["com.alibaba.qwen"][1].children[0].clone();
-        mcp.ok(
-            "mobile_click_on_screen_at_coordinates",
-            json!({"device": dev, "x": field.x as i32 + 5, "y": field.y as i32 + 5}),
-        )
-        .await;
+        focus_qwen_field(&mac, &mcp, &dev).await;
         mac.clear_log();
         let r = mcp
             .call(
@@ -112,17 +117,7 @@ async fn idb_1_5_typing_non_ascii_pastes_and_keeps_the_users_clipboard() {
             json!({"device": dev, "text": "the user's copy"}),
         )
         .await;
-        mcp.ok(
-            "mobile_launch_app",
-            json!({"device": dev, "packageName": "com.alibaba.qwen"}),
-        )
-        .await;
-        let field = mac.fake_sim().screens["com.alibaba.qwen"][1].children[0].clone();
-        mcp.ok(
-            "mobile_click_on_screen_at_coordinates",
-            json!({"device": dev, "x": field.x as i32 + 5, "y": field.y as i32 + 5}),
-        )
-        .await;
+        focus_qwen_field(&mac, &mcp, &dev).await;
         mcp.ok(
             "mobile_type_keys",
             json!({"device": dev, "text": "café 世界", "submit": false}),
@@ -151,17 +146,7 @@ async fn enter_and_delete_are_the_keyboards_keys() {
         let mcp = mac.ios_server(&[]).await;
         let dev = json!(BOOTED_UDID);
         let udid = BOOTED_UDID;
-        mcp.ok(
-            "mobile_launch_app",
-            json!({"device": dev, "packageName": "com.alibaba.qwen"}),
-        )
-        .await;
-        let field = mac.fake_sim().screens["com.alibaba.qwen"][1].children[0].clone();
-        mcp.ok(
-            "mobile_click_on_screen_at_coordinates",
-            json!({"device": dev, "x": field.x as i32 + 5, "y": field.y as i32 + 5}),
-        )
-        .await;
+        focus_qwen_field(&mac, &mcp, &dev).await;
         mac.clear_log();
         // Typing and submitting: the text, then the Return key (HID usage 40).
         mcp.ok(

@@ -34,32 +34,6 @@ pub(super) struct StallFigures {
     pub after: usize,
 }
 
-/// One exchange that may fail at the transport (a dropped connection).
-async fn attempt(req: reqwest::RequestBuilder) -> Result<Reply, String> {
-    let resp = req.send().await.map_err(|e| e.to_string())?;
-    let status = resp.status().as_u16();
-    let headers = resp.headers().clone();
-    let body = resp.text().await.map_err(|e| e.to_string())?;
-    let messages = if headers
-        .get("content-type")
-        .and_then(|v| v.to_str().ok())
-        .is_some_and(|c| c.starts_with("text/event-stream"))
-    {
-        sse_messages(&body)
-    } else {
-        serde_json::from_str::<Value>(&body)
-            .ok()
-            .into_iter()
-            .collect()
-    };
-    Ok(Reply {
-        status,
-        headers,
-        body,
-        messages,
-    })
-}
-
 fn has_image(result: &Value) -> bool {
     result["content"]
         .as_array()
@@ -164,7 +138,7 @@ pub(super) async fn stall_rounds(
                 faults.add("the tap before a stall never reached the phone".into());
             }
             let shots = screencaps(phone);
-            let cancelled = attempt(session.request(&cancel_call));
+            let cancelled = try_send(session.request(&cancel_call));
             // The cancel goes once the cancelled screenshot, the only one in flight, has
             // reached the phone: the server has the call then, and the cancel cannot
             // overtake it (a cancel for a request the server has not seen is ignored, as
@@ -188,7 +162,7 @@ pub(super) async fn stall_rounds(
                         r.status, r.body
                     ));
                 }
-                let dropped = attempt(
+                let dropped = try_send(
                     session
                         .request(&drop_call)
                         .timeout(Duration::from_millis(500)),
@@ -256,7 +230,7 @@ pub(super) async fn stall_rounds(
             faults.add("a stall did not end".into());
         }
         let burst = futures_util::future::join_all((0..BURST).map(|_| {
-            attempt(
+            try_send(
                 session
                     .request(&call(
                         next(),
